@@ -1,0 +1,31 @@
+import type { ParseArgsConfig } from 'node:util';
+
+export type OptionsConfig = NonNullable<ParseArgsConfig['options']>;
+
+export interface ParsedCommandArgs {
+  positionals: string[];
+  values: Record<string, string | boolean | (string | boolean)[] | undefined>;
+}
+
+/** One `streamfold <name>` command. `run` resolves to the process exit code. */
+export interface CliCommand {
+  name: string;
+  /** One line for `streamfold --help`. */
+  summary: string;
+  /** The full `streamfold <name> --help` text. */
+  usage: string;
+  options: OptionsConfig;
+  /** How many positionals the command takes (exactly). */
+  positionals: number;
+  run(args: ParsedCommandArgs, io: CliIo): Promise<number>;
+}
+
+export interface CliIo {
+  out(line: string): void;
+  err(line: string): void;
+}
+
+/** A mistake in how the command was invoked: usage is printed and the exit code is 2. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}

@@ -1,0 +1,15 @@
+import { ConfigError, type ConfigIssue, formatIssue } from '../config/errors.ts';
+import type { CliIo } from './command.ts';
+
+export function printWarnings(warnings: readonly ConfigIssue[], io: CliIo): void {
+  for (const warning of warnings) io.err(`warning: ${formatIssue(warning)}`);
+}
+
+/** Prints an expected failure (no stack trace) and returns its exit code; rethrows the rest. */
+export function reportConfigError(error: unknown, io: CliIo, source: string): number {
+  if (!(error instanceof ConfigError)) throw error;
+  const count = error.issues.length === 1 ? '1 problem' : `${error.issues.length} problems`;
+  io.err(`${error.source ?? source}: invalid, ${count}`);
+  for (const issue of error.issues) io.err(`  ${formatIssue(issue)}`);
+  return 1;
+}

@@ -1,0 +1,129 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+
+const root = fileURLToPath(new URL('../../../', import.meta.url));
+
+function cli(args: string[], env: Record<string, string> = {}) {
+  const result = spawnSync(process.execPath, ['bin/streamfold.js', ...args], {
+    cwd: root,
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH ?? '', ...env },
+    timeout: 30_000,
+  });
+  assert.not.ok(/^\s+at /m.test(result.stderr), `stack trace printed:\n${result.stderr}`);
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+const MONGODB_URL = 'mongodb://127.0.0.1:27017';
+
+test('validate accepts every example with a one-line summary', () => {
+  for (const name of ['single-view', 'two-parents', 'all-operators']) {
+    const { code, stdout } = cli(['validate', `examples/${name}/config.json`], { MONGODB_URL });
+    assert.is(code, 0, name);
+    assert.is(stdout.trim().split('\n').length, 1);
+    assert.match(stdout, /valid, id \w+, \d+ nodes/);
+  }
+});
+
+test('validate prints the cartesian warning and still exits 0', () => {
+  const { code, stderr } = cli(['validate', 'examples/all-operators/config.json']);
+  assert.is(code, 0);
+  assert.match(stderr, /warning: processor.graph.edges\[6\].filter: true links every parent record/);
+});
+
+const INVALID: Array<[string, string]> = [
+  ['cycle', 'processor.graph: cycle orders -> items -> orders'],
+  [
+    'dangling-connection',
+    'consumers.config.orders.connectionName: must name an entry of connections ("kafka-eu")',
+  ],
+  ['short-id', 'id: must be at least 8 characters long ("single1")'],
+  [
+    'unset-env-secret',
+    'processor.persistence.config.url: environment variable STREAMFOLD_EXAMPLE_UNSET_MONGODB_URL is not set',
+  ],
+];
+
+for (const [name, line] of INVALID) {
+  test(`validate examples/invalid/${name}.json exits 1 naming the path`, () => {
+    const { code, stdout, stderr } = cli(['validate', `examples/invalid/${name}.json`]);
+    assert.is(code, 1);
+    assert.is(stdout, '');
+    assert.ok(stderr.includes(line), stderr);
+  });
+}
+
+test('validate --skip-secrets does not resolve secrets', () => {
+  const { code, stdout } = cli(['validate', '--skip-secrets', 'examples/invalid/unset-env-secret.json']);
+  assert.is(code, 0);
+  assert.match(stdout, /secrets not checked/);
+});
+
+test('validate reports a missing file and malformed JSON without a stack trace', () => {
+  const missing = cli(['validate', 'examples/none.json']);
+  assert.is(missing.code, 1);
+  assert.match(missing.stderr, /\(root\): examples\/none.json: file not found/);
+  const dir = mkdtempSync(join(tmpdir(), 'streamfold-cli-'));
+  const file = join(dir, 'bad.json');
+  writeFileSync(file, '{\n  "id": "abc",\n  "x": }\n');
+  const malformed = cli(['validate', file]);
+  rmSync(dir, { recursive: true, force: true });
+  assert.is(malformed.code, 1);
+  assert.match(malformed.stderr, /\(root\): malformed JSON at line 3, column 8/);
+  const notConfig = cli(['validate', 'tsconfig.json']);
+  assert.is(notConfig.code, 1);
+  assert.match(notConfig.stderr, /compilerOptions: unknown property/);
+});
+
+test('schema prints the draft-07 JSON Schema', () => {
+  const { code, stdout } = cli(['schema']);
+  assert.is(code, 0);
+  const schema = JSON.parse(stdout);
+  assert.is(schema.$schema, 'http://json-schema.org/draft-07/schema#');
+  assert.ok(schema.properties.processor);
+});
+
+test('explain prints nodes, heads and edge sentences', () => {
+  const { code, stdout } = cli(['explain', 'examples/single-view/config.json']);
+  assert.is(code, 0);
+  assert.ok(stdout.includes('customers: customers, orders, items'), stdout);
+  assert.ok(stdout.includes('customers.id = orders.customerId'), stdout);
+  assert.ok(stdout.includes('down: items where items.orderId = <orders.id>'), stdout);
+  const invalid = cli(['explain', 'examples/invalid/cycle.json']);
+  assert.is(invalid.code, 1);
+  assert.match(invalid.stderr, /cycle/);
+});
+
+test('run validates, then says the runtime is not available and exits 1', () => {
+  const { code, stderr } = cli(['run', 'examples/single-view/config.json']);
+  assert.is(code, 1);
+  assert.match(stderr, /runtime is not available yet/);
+  assert.is(cli(['run', 'examples/invalid/short-id.json']).code, 1);
+});
+
+test('--help everywhere; usage errors exit 2', () => {
+  const help = cli(['--help']);
+  assert.is(help.code, 0);
+  for (const name of ['validate', 'schema', 'explain', 'run']) {
+    assert.ok(help.stdout.includes(name));
+    const sub = cli([name, '--help']);
+    assert.is(sub.code, 0, name);
+    assert.match(sub.stdout, new RegExp(`Usage: streamfold ${name}`));
+  }
+  assert.is(cli([]).code, 2);
+  const unknown = cli(['frobnicate']);
+  assert.is(unknown.code, 2);
+  assert.match(unknown.stderr, /unknown command "frobnicate"/);
+  const flag = cli(['validate', '--bogus', 'x.json']);
+  assert.is(flag.code, 2);
+  assert.match(flag.stderr, /Usage: streamfold validate/);
+  assert.is(cli(['validate']).code, 2);
+  assert.is(cli(['schema', 'extra']).code, 2);
+});
+
+test.run();
