@@ -1,11 +1,18 @@
 import { parseArgs } from 'node:util';
 import { type CliCommand, type CliIo, UsageError } from './command.ts';
 import { explainCommand } from './explain.ts';
+import { refreshCommand } from './refresh.ts';
 import { runCommand } from './run.ts';
 import { schemaCommand } from './schema.ts';
 import { validateCommand } from './validate.ts';
 
-const COMMANDS: readonly CliCommand[] = [validateCommand, schemaCommand, explainCommand, runCommand];
+const COMMANDS: readonly CliCommand[] = [
+  validateCommand,
+  schemaCommand,
+  explainCommand,
+  runCommand,
+  refreshCommand,
+];
 
 const USAGE = `Usage: streamfold <command> [options]
 

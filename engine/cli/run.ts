@@ -1,30 +1,122 @@
-import { loadConfig } from '../config/index.ts';
-import { resolveSecrets } from '../secrets/index.ts';
-import type { CliCommand } from './command.ts';
+import type { Logger } from 'pino';
+import { type Config, ConfigError, loadConfig } from '../config/index.ts';
+import { createLogger } from '../logging/logger.ts';
+import type { CliCommand, CliIo } from './command.ts';
+import { progressReporter } from './progress.ts';
 import { printWarnings, reportConfigError } from './report.ts';
 
-// Placeholder until the runtime is wired: it validates and resolves secrets, then says so.
 export const runCommand: CliCommand = {
   name: 'run',
-  summary: 'run the engine on a configuration (runtime not available yet)',
-  usage: `Usage: streamfold run <config>
+  summary: 'run the engine (Kafka + MongoDB, or --embedded on an input file)',
+  usage: `Usage: streamfold run <config> [options]
 
-Validates <config> and resolves its secrets. The runtime is not wired yet: the command
-then reports so and exits 1.
+Runs the aggregation engine of <config> until SIGTERM: consumes the Kafka topics of its consumers,
+keeps state in MongoDB, produces aggregated output, serves the HTTP API on server.ip:server.port.
+
+With --embedded, Kafka is replaced by an in-process broker and MongoDB by the in-memory store
+(same graph, filters, modes and internal updates); the input file is processed, output written,
+and the command exits 0 once everything is drained.
 
 Options:
-  -h, --help  show this help`,
-  options: {},
+  --embedded           in-process broker and in-memory store
+  --input <file>       embedded: JSON lines {"topic","key","value"} to feed ("-": stdin)
+  --output <file>      embedded: where output lines go ("-": stdout; default: discard)
+  --serve              embedded: keep the HTTP API up after draining, until SIGTERM
+  --partitions <n>     embedded: partitions per in-process topic (default 4)
+  --log-level <level>  trace|debug|info|warn|error (default: LOG_LEVEL or info)
+  -h, --help           show this help`,
+  options: {
+    embedded: { type: 'boolean' },
+    input: { type: 'string' },
+    output: { type: 'string' },
+    serve: { type: 'boolean' },
+    partitions: { type: 'string' },
+    'log-level': { type: 'string' },
+  },
   positionals: 1,
-  async run({ positionals }, io) {
+  async run({ positionals, values }, io) {
+    const source = positionals[0] as string;
+    const logger = createLogger(values['log-level'] as string | undefined);
+    let config: Config;
     try {
-      const { config, warnings } = await loadConfig(positionals[0]!);
-      printWarnings(warnings, io);
-      await resolveSecrets(config);
-      io.err(`${positionals[0]}: valid, but the runtime is not available yet`);
-      return 1;
+      const loaded = await loadConfig(source);
+      printWarnings(loaded.warnings, io);
+      config = loaded.config;
     } catch (error) {
-      return reportConfigError(error, io, positionals[0]!);
+      return reportConfigError(error, io, source);
+    }
+    try {
+      // Loaded on demand: validate/schema/explain need neither librdkafka nor the MongoDB driver.
+      if (!values.embedded) return await (await import('./run-kafka.ts')).runKafkaMode(config, logger, io);
+      if (typeof values.input !== 'string') {
+        io.err('streamfold run: --embedded needs --input <file> (JSON lines; "-" for stdin)');
+        return 2;
+      }
+      const partitions = values.partitions === undefined ? 4 : Number(values.partitions);
+      if (!Number.isInteger(partitions) || partitions < 1 || partitions > 1024) {
+        io.err(`streamfold run: --partitions must be an integer 1..1024 (got ${values.partitions})`);
+        return 2;
+      }
+      return await embedded(config, logger, io, {
+        input: values.input,
+        output: typeof values.output === 'string' ? values.output : null,
+        serve: values.serve === true,
+        partitions,
+      });
+    } catch (error) {
+      if (error instanceof ConfigError) return reportConfigError(error, io, source);
+      // Startup and input failures are the user's to fix: the message, no stack (it is logged).
+      logger.debug({ err: error }, 'run failed');
+      io.err(`streamfold run: ${(error as Error).message}`);
+      return 1;
     }
   },
 };
+
+async function embedded(
+  config: Config,
+  logger: Logger,
+  io: CliIo,
+  options: { input: string; output: string | null; serve: boolean; partitions: number },
+): Promise<number> {
+  const [{ runEmbedded }, { createEngineMetrics }, { serveApi }] = await Promise.all([
+    import('../embedded/run.ts'),
+    import('../metrics/index.ts'),
+    import('./serve-api.ts'),
+  ]);
+  const metrics = createEngineMetrics();
+  const progress = progressReporter('input records');
+  const started = performance.now();
+  let server: { close(): Promise<void> } | undefined;
+  const result = await runEmbedded({
+    config,
+    input: options.input,
+    output: options.output,
+    logger,
+    metrics,
+    partitions: options.partitions,
+    onInput: progress.update,
+    onStarted: async (engine, store) => {
+      if (options.serve) server = await serveApi(engine, store, metrics.registry, logger);
+    },
+  });
+  progress.done();
+  const seconds = (performance.now() - started) / 1000;
+  io.err(
+    `streamfold: ${result.inputRecords} input records -> ${result.outputRecords} output messages in ${seconds.toFixed(2)} s ` +
+      `(${Math.round(result.inputRecords / seconds)} records/s)`,
+  );
+  if (!options.serve) {
+    await result.engine.stop();
+    return 0;
+  }
+  io.err(`streamfold: serving the HTTP API until SIGTERM`);
+  await new Promise<void>((resolve) => {
+    const onSignal = () => resolve();
+    process.once('SIGTERM', onSignal);
+    process.once('SIGINT', onSignal);
+  });
+  await server?.close();
+  await result.engine.stop();
+  return 0;
+}

@@ -1,0 +1,94 @@
+import { type Config, ConfigError, loadConfig } from '../config/index.ts';
+import type { CliCommand } from './command.ts';
+import { progressReporter } from './progress.ts';
+import { printWarnings, reportConfigError } from './report.ts';
+
+export const refreshCommand: CliCommand = {
+  name: 'refresh',
+  summary: 're-emit the aggregate of every head record (full refresh / backfill)',
+  usage: `Usage: streamfold refresh <config> [--head <node>]
+
+Re-emits the current aggregate of every record of every head node (or of one head) in the
+configured output mode. It reads the head records from MongoDB and enqueues one recompute per
+record on the internal-updates topic; the running engine (streamfold run) emits them, in order
+with live updates, so it is safe to run while the engine runs. Progress on stderr when it is a
+terminal; a summary line at the end.
+
+Options:
+  --head <node>  only this head node
+  -h, --help     show this help`,
+  options: { head: { type: 'string' } },
+  positionals: 1,
+  async run({ positionals, values }, io) {
+    const source = positionals[0] as string;
+    let config: Config;
+    try {
+      const loaded = await loadConfig(source);
+      printWarnings(loaded.warnings, io);
+      config = loaded.config;
+    } catch (error) {
+      return reportConfigError(error, io, source);
+    }
+    const [
+      { resolveSecrets },
+      { compileConfig },
+      { engineClients },
+      { MongoStore },
+      { createKafkaBroker },
+      { refreshHeads },
+    ] = await Promise.all([
+      import('../secrets/index.ts'),
+      import('../runtime/compile.ts'),
+      import('../runtime/clients.ts'),
+      import('../store/index.ts'),
+      import('../broker/kafka/index.ts'),
+      import('../refresh/refresh.ts'),
+    ]);
+    const compiled = compileConfig(config);
+    const head = values.head as string | undefined;
+    if (head !== undefined && !compiled.graph.heads.includes(head)) {
+      io.err(`streamfold refresh: "${head}" is not a head node (heads: ${compiled.graph.heads.join(', ')})`);
+      return 2;
+    }
+    try {
+      const secrets = await resolveSecrets(config);
+      const persistence = config.processor.persistence.config;
+      const store = new MongoStore({
+        ...compiled.layout,
+        url: secrets.persistenceUrl,
+        database: persistence.database ?? null,
+        appName: persistence.appName ?? null,
+      });
+      const producer = createKafkaBroker({ properties: {} }).producer({
+        properties: engineClients(config, secrets).internalProducer,
+      });
+      await store.open();
+      await producer.connect();
+      const progress = progressReporter('head records');
+      const started = performance.now();
+      try {
+        const { enqueued } = await refreshHeads({
+          store,
+          producer,
+          internalTopic: config.processor.internalUpdates.config.topic,
+          heads: head ? [head] : compiled.graph.heads,
+          onProgress: (done, total) => progress.update(done, total),
+        });
+        progress.done();
+        const seconds = (performance.now() - started) / 1000;
+        io.err(
+          `streamfold refresh: ${enqueued} head records enqueued in ${seconds.toFixed(2)} s (${Math.round(enqueued / Math.max(seconds, 1e-3))}/s)`,
+        );
+      } finally {
+        await producer.flush(10_000).catch(() => undefined);
+        await producer.disconnect();
+        await store.close();
+      }
+      return 0;
+    } catch (error) {
+      if (error instanceof ConfigError) return reportConfigError(error, io, source);
+      io.err(`streamfold refresh: ${(error as Error).message}`);
+      return 1;
+    }
+  },
+};

@@ -1,0 +1,73 @@
+import type { Logger } from 'pino';
+import { createKafkaBroker } from '../broker/kafka/index.ts';
+import type { Config } from '../config/index.ts';
+import { createEngineMetrics } from '../metrics/index.ts';
+import { deadLetterTopics, engineClients } from '../runtime/clients.ts';
+import { compileConfig } from '../runtime/compile.ts';
+import { startEngine } from '../runtime/engine.ts';
+import { resolveSecrets } from '../secrets/index.ts';
+import { MongoStore } from '../store/index.ts';
+import type { CliIo } from './command.ts';
+import { serveApi } from './serve-api.ts';
+
+/** How long a graceful stop may take before the process gives up and exits 1. */
+const STOP_TIMEOUT_MS = 30_000;
+
+/**
+ * `streamfold run <config>`: Kafka and MongoDB, until SIGTERM/SIGINT. Fails fast (exit 1, clear
+ * message) when a secret, the broker, a topic or MongoDB is missing; a pipeline failure stops
+ * the engine and exits 1 (offsets are committed only for finished work, so a restart resumes).
+ */
+export async function runKafkaMode(config: Config, logger: Logger, io: CliIo): Promise<number> {
+  const secrets = await resolveSecrets(config);
+  const compiled = compileConfig(config);
+  const persistence = config.processor.persistence.config;
+  const store = new MongoStore({
+    ...compiled.layout,
+    url: secrets.persistenceUrl,
+    database: persistence.database ?? null,
+    appName: persistence.appName ?? null,
+  });
+  const metrics = createEngineMetrics();
+  const engine = await startEngine({
+    compiled,
+    broker: createKafkaBroker({ properties: {}, logger }),
+    store,
+    logger,
+    metrics,
+    clients: engineClients(config, secrets),
+    deadLetterTopics: deadLetterTopics(config),
+  });
+  const server = await serveApi(engine, store, metrics.registry, logger, () => engine.stop());
+  logger.info(
+    {
+      id: config.id,
+      nodes: compiled.graph.topologicalOrder,
+      heads: compiled.graph.heads,
+      topics: Object.fromEntries(compiled.topics),
+      output: config.producer.config.topic,
+      internal: config.processor.internalUpdates.config.topic,
+      mode: config.processor.mode,
+      http: `${config.server.ip}:${server.port}${config.server.apiPrefix}`,
+    },
+    `streamfold ${config.id} running: ${compiled.graph.topologicalOrder.length} nodes, heads ${compiled.graph.heads.join(', ')}, mode ${config.processor.mode}`,
+  );
+
+  const exitCode = await new Promise<number>((resolve) => {
+    const onSignal = (signal: NodeJS.Signals) => {
+      logger.info({ signal }, 'stopping: finishing in-flight batches, committing, closing');
+      resolve(0);
+    };
+    process.once('SIGTERM', onSignal);
+    process.once('SIGINT', onSignal);
+    engine.done.catch((error: unknown) => {
+      io.err(`streamfold run: engine stopped: ${(error as Error).message}`);
+      resolve(1);
+    });
+  });
+  const timeout = new Promise<number>((resolve) => setTimeout(() => resolve(1), STOP_TIMEOUT_MS).unref());
+  const stopped = server.close().then(() => exitCode);
+  const code = await Promise.race([stopped, timeout]);
+  if (code !== exitCode) logger.error(`graceful stop did not finish within ${STOP_TIMEOUT_MS} ms`);
+  return code;
+}

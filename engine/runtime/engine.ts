@@ -1,0 +1,191 @@
+import type { Logger } from 'pino';
+import { defaultIfEmpty, lastValueFrom, type Observable, Subject } from 'rxjs';
+import type {
+  Broker,
+  BrokerConsumer,
+  BrokerProducer,
+  ClientProperties,
+  RebalanceEvent,
+} from '../broker/types.ts';
+import { createEngineMetrics, type EngineMetrics } from '../metrics/index.ts';
+import type { Store } from '../store/types.ts';
+import type { CompiledConfig } from './compile.ts';
+import type { RuntimeContext } from './context.ts';
+import { inputPipeline, internalUpdatesPipeline } from './pipelines.ts';
+
+/** Client properties per part of the configuration (connections merged with the part's own). */
+export interface EngineClients {
+  readonly consumer: (node: string) => ClientProperties;
+  readonly producer: ClientProperties;
+  readonly internalConsumer: ClientProperties;
+  readonly internalProducer: ClientProperties;
+}
+
+export interface EngineOptions {
+  readonly compiled: CompiledConfig;
+  readonly broker: Broker;
+  readonly store: Store;
+  readonly logger: Logger;
+  readonly clients: EngineClients;
+  readonly metrics?: EngineMetrics;
+  readonly deadLetterTopics?: ReadonlyMap<string, string>;
+  /** Largest input batch (default 1000) and batches read ahead per consumer (default 2). */
+  readonly maxBatchSize?: number;
+  readonly maxInFlight?: number;
+  /** Per node, pausing its consumer (control plane). Absent: always running. */
+  readonly paused?: (node: string) => Observable<boolean>;
+}
+
+export interface RunningEngine {
+  readonly compiled: CompiledConfig;
+  readonly context: RuntimeContext;
+  readonly consumers: ReadonlyMap<string, BrokerConsumer>;
+  /** Settles when every pipeline ended: resolves after `stop()`, rejects on a fatal error. */
+  readonly done: Promise<void>;
+  /** Every consumer has partitions assigned and the store answers (`engine.md` §9). */
+  ready(): Promise<boolean>;
+  /** Nothing left to consume and every consumed offset committed, on every consumer. */
+  idle(): Promise<boolean>;
+  /** Graceful: stop reading, finish and commit in-flight batches, close clients and store. */
+  stop(): Promise<void>;
+}
+
+/** Consumer group of a node unless the user set `group.id` among its properties. */
+export function groupIdOf(configId: string, part: string, properties: ClientProperties): string {
+  const configured = properties['group.id'];
+  return typeof configured === 'string' && configured !== '' ? configured : `streamfold.${configId}.${part}`;
+}
+
+export const INTERNAL_PART = 'internal-updates';
+
+/**
+ * Starts the engine of a compiled configuration on a broker and a store: one pipeline per
+ * consumer node and one for internal updates (`engine.md` §6). Fails fast when a topic is
+ * missing or the store or broker cannot be reached.
+ */
+export async function startEngine(options: EngineOptions): Promise<RunningEngine> {
+  const { compiled, broker, store, logger, clients } = options;
+  const { config } = compiled;
+  const metrics = options.metrics ?? createEngineMetrics();
+  const internal = config.processor.internalUpdates.config;
+  const outputTopic = config.producer.config.topic;
+
+  await assertTopicsExist(broker, [
+    ...compiled.topics.values(),
+    internal.topic,
+    outputTopic,
+    ...(options.deadLetterTopics?.values() ?? []),
+  ]);
+  await store.open();
+
+  const producer = broker.producer({ properties: clients.producer });
+  const internalProducer = broker.producer({ properties: clients.internalProducer });
+  await Promise.all([producer.connect(), internalProducer.connect()]);
+
+  const context: RuntimeContext = {
+    store,
+    topology: compiled.topology,
+    mode: config.processor.mode,
+    outputTopic,
+    internalTopic: internal.topic,
+    producer,
+    internalProducer,
+    deadLetterTopics: options.deadLetterTopics ?? new Map(),
+    metrics,
+    logger,
+  };
+
+  const consumers = new Map<string, BrokerConsumer>();
+  for (const node of compiled.topics.keys()) {
+    const properties = clients.consumer(node);
+    consumers.set(node, broker.consumer({ groupId: groupIdOf(config.id, node, properties), properties }));
+  }
+  const internalConsumer = broker.consumer({
+    groupId: groupIdOf(config.id, INTERNAL_PART, clients.internalConsumer),
+    properties: clients.internalConsumer,
+  });
+  await Promise.all([...consumers.values(), internalConsumer].map((c) => c.connect()));
+
+  // A consumer is ready once its group gave it an assignment (possibly empty: more instances
+  // than partitions is a valid deployment).
+  const assigned = new Set<string>();
+  const eventsOf = (part: string) => ({
+    next: (event: RebalanceEvent) => event.kind === 'assign' && assigned.add(part),
+  });
+  const stop = new Subject<void>();
+  const batching = {
+    maxBatchSize: options.maxBatchSize ?? 1000,
+    maxInFlight: options.maxInFlight ?? 2,
+    stop,
+  };
+  const pipelines = [
+    ...[...consumers].map(([node, consumer]) =>
+      inputPipeline(context, node, compiled.topics.get(node) as string, consumer, {
+        ...batching,
+        commitIntervalMs: config.consumers.config[node]?.commitIntervalMs ?? 500,
+        events: eventsOf(node),
+        ...(options.paused ? { paused: options.paused(node) } : {}),
+      }),
+    ),
+    internalUpdatesPipeline(context, internalConsumer, internal.compressionWindowMs, {
+      ...batching,
+      commitIntervalMs: internal.consumer.commitIntervalMs,
+      events: eventsOf(INTERNAL_PART),
+    }),
+  ];
+  const done = Promise.all(pipelines.map((p) => lastValueFrom(p.pipe(defaultIfEmpty(null))))).then(
+    () => undefined,
+  );
+  // A fatal error in one pipeline stops the others, so nothing keeps running half-broken.
+  done.catch((error: unknown) => {
+    logger.error({ err: error }, 'pipeline failed; stopping the engine');
+    stop.next();
+  });
+
+  const allConsumers = [...consumers.values(), internalConsumer];
+  let stopping: Promise<void> | undefined;
+  const close = async () => {
+    stop.next();
+    await done.catch(() => undefined);
+    await Promise.allSettled(allConsumers.map((c) => c.disconnect()));
+    await Promise.allSettled([producer, internalProducer].map((p) => flushAndClose(p)));
+    await store.close();
+  };
+
+  return {
+    compiled,
+    context,
+    consumers,
+    done,
+    async ready() {
+      if (assigned.size < allConsumers.length) return false;
+      return store.ping().then(
+        () => true,
+        () => false,
+      );
+    },
+    async idle() {
+      const lags = await Promise.all(allConsumers.map((c) => c.lag()));
+      return lags.every((partitions) => partitions.every((p) => p.lag === 0));
+    },
+    stop() {
+      stopping ??= close();
+      return stopping;
+    },
+  };
+}
+
+async function flushAndClose(producer: BrokerProducer): Promise<void> {
+  await producer.flush(10_000);
+  await producer.disconnect();
+}
+
+async function assertTopicsExist(broker: Broker, topics: readonly string[]): Promise<void> {
+  const known = await broker.topics();
+  const missing = [...new Set(topics)].filter((t) => !known.has(t));
+  if (missing.length > 0) {
+    throw new Error(
+      `topic(s) missing on the broker: ${missing.join(', ')} (create them, or check the configuration)`,
+    );
+  }
+}

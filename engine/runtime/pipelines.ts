@@ -1,0 +1,109 @@
+import { concatMap, map, type Observable } from 'rxjs';
+import {
+  type Batch,
+  commitAcknowledged,
+  compressByKey,
+  consumeBatches,
+  withItems,
+} from '../../operators/index.ts';
+import type { BrokerConsumer, RebalanceEvent } from '../broker/types.ts';
+import {
+  decodeInternalUpdate,
+  type InternalUpdate,
+  internalUpdateId,
+  mergeInternalUpdates,
+} from '../internal-updates/message.ts';
+import type { RuntimeContext } from './context.ts';
+import { processInputBatch } from './process-input.ts';
+import { recomputeHeads } from './recompute.ts';
+
+export interface PipelineOptions {
+  readonly maxBatchSize: number;
+  readonly maxInFlight: number;
+  readonly commitIntervalMs: number;
+  /** Completes the source; in-flight batches finish and are committed before the pipeline completes. */
+  readonly stop: Observable<unknown>;
+  readonly paused?: Observable<boolean>;
+  /** Receives the consumer's assignments and revocations (readiness). */
+  readonly events?: { next(event: RebalanceEvent): void };
+}
+
+/**
+ * One consumer node: read batches, store them, publish internal updates, then commit
+ * (`engine.md` §6, §7). A batch is committed only after everything it caused is acknowledged.
+ */
+export function inputPipeline(
+  ctx: RuntimeContext,
+  nodeId: string,
+  topic: string,
+  consumer: BrokerConsumer,
+  options: PipelineOptions,
+): Observable<Batch<unknown>> {
+  return consumeBatches(consumer, {
+    topics: [topic],
+    maxBatchSize: options.maxBatchSize,
+    maxInFlight: options.maxInFlight,
+    drain: options.stop,
+    ...(options.paused ? { paused: options.paused } : {}),
+    ...(options.events ? { events: options.events } : {}),
+  }).pipe(
+    concatMap(async (batch) => {
+      await processInputBatch(ctx, nodeId, batch.items);
+      return batch;
+    }),
+    commitAcknowledged(consumer, { intervalMs: options.commitIntervalMs }),
+  );
+}
+
+/**
+ * The internal-updates topic: compress per head key within the window, recompute those heads,
+ * emit, then commit. Malformed messages (not written by this engine) are counted and skipped.
+ */
+export function internalUpdatesPipeline(
+  ctx: RuntimeContext,
+  consumer: BrokerConsumer,
+  windowMs: number,
+  options: PipelineOptions,
+): Observable<Batch<unknown>> {
+  const compressed = { in: 0, out: 0 };
+  return consumeBatches(consumer, {
+    topics: [ctx.internalTopic],
+    maxBatchSize: options.maxBatchSize,
+    maxInFlight: options.maxInFlight,
+    drain: options.stop,
+    ...(options.events ? { events: options.events } : {}),
+  }).pipe(
+    map((batch) =>
+      withItems(
+        batch,
+        batch.items.flatMap((message) => {
+          const update = decodeInternalUpdate(message.value);
+          if (update) return [update];
+          ctx.metrics.invalid.inc({ node: '__internal_updates', reason: 'not-an-internal-update' });
+          ctx.logger.warn(
+            { topic: message.topic, partition: message.partition, offset: message.offset },
+            'skipping a message of the internal-updates topic that this engine did not write',
+          );
+          return [];
+        }),
+      ),
+    ),
+    compressByKey<InternalUpdate>({
+      windowMs,
+      keyOf: internalUpdateId,
+      merge: mergeInternalUpdates,
+      onCompressed: (inCount, outCount) => {
+        compressed.in += inCount;
+        compressed.out += outCount;
+        ctx.metrics.internalIn.inc(inCount);
+        ctx.metrics.internalOut.inc(outCount);
+        if (compressed.out > 0) ctx.metrics.compressionRatio.set(compressed.in / compressed.out);
+      },
+    }),
+    concatMap(async (batch) => {
+      await recomputeHeads(ctx, batch.items);
+      return batch;
+    }),
+    commitAcknowledged(consumer, { intervalMs: options.commitIntervalMs }),
+  );
+}

@@ -1,0 +1,101 @@
+import { findAffectedHeads, type RecordVersion } from '../aggregate/affected-heads.ts';
+import type { ConsumedMessage, ProducerRecord } from '../broker/types.ts';
+import { type ChangeEvent, parseChangeEvent } from '../change-event/parse.ts';
+import { encodeInternalUpdate, type InternalUpdate } from '../internal-updates/message.ts';
+import type { RecordWrite } from '../store/types.ts';
+import type { RuntimeContext } from './context.ts';
+
+/**
+ * Handles one batch of input messages of one node (`engine.md` §2, §6): parse, one bulk write,
+ * one upward walk, and the internal updates it implies. Resolves once every write and every
+ * produced record is acknowledged, so the caller may then commit the batch's offsets.
+ */
+export async function processInputBatch(
+  ctx: RuntimeContext,
+  nodeId: string,
+  messages: readonly ConsumedMessage[],
+): Promise<void> {
+  const end = ctx.metrics.batchSeconds.startTimer({ pipeline: nodeId });
+  ctx.metrics.consumed.inc({ node: nodeId }, messages.length);
+  const latest = new Map<string, ChangeEvent>();
+  const deadLetters: ProducerRecord[] = [];
+  for (const message of messages) {
+    const parsed = parseChangeEvent(message);
+    if (parsed.kind === 'change') {
+      // Within a batch only the final state of a key is stored; its old version comes from the store.
+      latest.delete(parsed.event.ck);
+      latest.set(parsed.event.ck, parsed.event);
+    } else if (parsed.kind === 'tombstone') {
+      ctx.metrics.tombstones.inc({ node: nodeId });
+    } else {
+      ctx.metrics.invalid.inc({ node: nodeId, reason: parsed.reason });
+      ctx.logger.warn(
+        {
+          node: nodeId,
+          topic: message.topic,
+          partition: message.partition,
+          offset: message.offset,
+          reason: parsed.reason,
+        },
+        `skipping invalid message: ${parsed.detail}`,
+      );
+      const topic = ctx.deadLetterTopics.get(nodeId);
+      if (topic) deadLetters.push(deadLetter(topic, message, parsed.reason, parsed.detail));
+    }
+  }
+
+  const updates = latest.size > 0 ? await applyChanges(ctx, nodeId, [...latest.values()]) : [];
+  await Promise.all([
+    ...updates.map((u) => ctx.internalProducer.produce(encodeInternalUpdate(ctx.internalTopic, u))),
+    ...deadLetters.map((r) => ctx.producer.produce(r)),
+  ]);
+  ctx.metrics.produced.inc({ kind: 'internal-update' }, updates.length);
+  ctx.metrics.produced.inc({ kind: 'dead-letter' }, deadLetters.length);
+  ctx.metrics.storeRoundTrips.set(ctx.store.counters.roundTrips);
+  end();
+}
+
+async function applyChanges(
+  ctx: RuntimeContext,
+  nodeId: string,
+  events: readonly ChangeEvent[],
+): Promise<InternalUpdate[]> {
+  const isHead = ctx.topology.nodes.get(nodeId)?.in.length === 0;
+  const old = isHead
+    ? undefined
+    : await ctx.store.get(
+        nodeId,
+        events.map((e) => e.ck),
+      );
+  const writes: RecordWrite[] = events.map((e) =>
+    e.after
+      ? { kind: 'upsert', ck: e.ck, key: e.key, value: e.after }
+      : { kind: 'delete', ck: e.ck, key: e.key },
+  );
+  await ctx.store.write(nodeId, writes);
+  if (isHead) return events.map((e) => ({ head: nodeId, ck: e.ck, key: e.key, op: e.op }));
+
+  const versions: RecordVersion[] = [];
+  for (const e of events) {
+    const before = old?.get(e.ck);
+    if (before) versions.push(before);
+    if (e.after) versions.push({ ck: e.ck, key: e.key, value: e.after });
+  }
+  const affected = await findAffectedHeads(ctx.store, ctx.topology, nodeId, versions);
+  const updates: InternalUpdate[] = [];
+  for (const [head, keys] of affected) for (const [ck, key] of keys) updates.push({ head, ck, key });
+  return updates;
+}
+
+function deadLetter(topic: string, message: ConsumedMessage, reason: string, detail: string): ProducerRecord {
+  return {
+    topic,
+    key: message.key,
+    value: message.value,
+    headers: [
+      { 'streamfold-error-reason': reason },
+      { 'streamfold-error-detail': detail },
+      { 'streamfold-source': `${message.topic}/${message.partition}/${message.offset}` },
+    ],
+  };
+}

@@ -1,0 +1,54 @@
+import { computeAggregates } from '../aggregate/compute.ts';
+import type { InternalUpdate } from '../internal-updates/message.ts';
+import { planOutput } from '../output/messages.ts';
+import type { JsonValue } from '../record/json.ts';
+import type { EmittedWrite } from '../store/types.ts';
+import type { RuntimeContext } from './context.ts';
+
+/**
+ * Recomputes the heads named by a compressed batch of internal updates and emits their output
+ * (`engine.md` §5, §6). Per head: one `get`, one `getEmitted`, one lookup per edge, one bulk write
+ * of the emitted aggregates, whatever the batch size. Resolves once all outputs are acknowledged.
+ */
+export async function recomputeHeads(ctx: RuntimeContext, updates: readonly InternalUpdate[]): Promise<void> {
+  const end = ctx.metrics.batchSeconds.startTimer({ pipeline: 'internal-updates' });
+  const byHead = new Map<string, InternalUpdate[]>();
+  for (const u of updates) byHead.set(u.head, [...(byHead.get(u.head) ?? []), u]);
+  await Promise.all([...byHead].map(([head, list]) => recomputeHead(ctx, head, list)));
+  ctx.metrics.storeRoundTrips.set(ctx.store.counters.roundTrips);
+  end();
+}
+
+async function recomputeHead(
+  ctx: RuntimeContext,
+  head: string,
+  updates: readonly InternalUpdate[],
+): Promise<void> {
+  if (!ctx.topology.heads.includes(head)) {
+    ctx.logger.warn({ head }, 'internal update names an unknown head; skipped (was the graph changed?)');
+    return;
+  }
+  const cks = updates.map((u) => u.ck);
+  const [records, emitted] = await Promise.all([ctx.store.get(head, cks), ctx.store.getEmitted(head, cks)]);
+  const aggregates = await computeAggregates(ctx.store, ctx.topology, head, [...records.values()]);
+  ctx.metrics.recomputes.inc({ head }, updates.length);
+
+  const remembered: EmittedWrite[] = [];
+  const produced: Promise<unknown>[] = [];
+  for (const update of updates) {
+    const plan = planOutput(ctx.mode, ctx.outputTopic, {
+      head,
+      ck: update.ck,
+      aggregate: (aggregates.get(update.ck) as JsonValue | undefined) ?? null,
+      previous: emitted.get(update.ck),
+      ...(update.op ? { headOp: update.op } : {}),
+    });
+    // Records of one key go out in order: a delete before its tombstone (same partition).
+    for (const record of plan.records) produced.push(ctx.producer.produce(record));
+    if (plan.remember !== undefined)
+      remembered.push({ ck: update.ck, key: update.key, aggregate: plan.remember });
+  }
+  await Promise.all(produced);
+  ctx.metrics.produced.inc({ kind: 'output' }, produced.length);
+  if (remembered.length > 0) await ctx.store.writeEmitted(head, remembered);
+}
