@@ -96,7 +96,7 @@ async function embedded(
     metrics,
     partitions: options.partitions,
     onInput: progress.update,
-    onStarted: async (engine, store) => {
+    onStarted: async ({ engine, store }) => {
       if (options.serve) server = await serveApi(engine, store, metrics.registry, logger);
     },
   });
@@ -107,7 +107,7 @@ async function embedded(
       `(${Math.round(result.inputRecords / seconds)} records/s)`,
   );
   if (!options.serve) {
-    await result.engine.stop();
+    await result.embedded.stop();
     return 0;
   }
   io.err(`streamfold: serving the HTTP API until SIGTERM`);
@@ -117,6 +117,6 @@ async function embedded(
     process.once('SIGINT', onSignal);
   });
   await server?.close();
-  await result.engine.stop();
+  await result.embedded.stop();
   return 0;
 }
