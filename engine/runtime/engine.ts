@@ -158,7 +158,7 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
     consumers,
     done,
     async ready() {
-      if (assigned.size < allConsumers.length) return false;
+      if (stopping || assigned.size < allConsumers.length) return false;
       return store.ping().then(
         () => true,
         () => false,
