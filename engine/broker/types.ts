@@ -52,8 +52,12 @@ export interface BrokerConsumer {
   readonly groupId: string;
   connect(): Promise<void>;
   subscribe(topics: readonly string[]): void;
-  /** Non-flowing read of at most `max` messages; resolves with [] after `timeoutMs` when idle. */
-  consume(max: number, timeoutMs: number): Promise<ConsumedMessage[]>;
+  /**
+   * Non-flowing read of at most `max` messages; resolves with [] after `timeoutMs` when idle.
+   * Aborting `signal` resolves it with [] at once; messages fetched meanwhile are not lost, the
+   * next `consume` returns them. One `consume` at a time: a second call waits for the first.
+   */
+  consume(max: number, timeoutMs: number, signal?: AbortSignal): Promise<ConsumedMessage[]>;
   /** Commits exactly these offsets (next offsets to consume). */
   commit(offsets: readonly TopicPartitionOffset[]): Promise<void>;
   pause(partitions: readonly TopicPartition[]): void;

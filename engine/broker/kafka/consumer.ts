@@ -1,0 +1,294 @@
+import Kafka, {
+  type LibrdKafkaError,
+  type Message,
+  type TopicPartitionOffset as RdOffset,
+} from 'node-rdkafka';
+import type { Logger } from 'pino';
+import type {
+  BrokerConsumer,
+  ClientProperties,
+  ConsumedMessage,
+  PartitionLag,
+  RebalanceEvent,
+  TopicPartition,
+  TopicPartitionOffset,
+} from '../types.ts';
+import { connectClient } from './connect.ts';
+import { ERR, KafkaClientError } from './errors.ts';
+import { bootstrapServers, consumerProperties, topicProperties } from './properties.ts';
+
+interface PendingCommit {
+  readonly offsets: readonly TopicPartitionOffset[];
+  resolve(): void;
+  reject(error: Error): void;
+}
+
+type RebalanceListener = (event: RebalanceEvent) => void | Promise<void>;
+
+/**
+ * A consumer-group member on node-rdkafka's `KafkaConsumer` in non-flowing mode.
+ *
+ * librdkafka serves commit results and rebalances only while the application polls
+ * (`consume`). Commits made while a poll runs are asynchronous and settled by
+ * `offset_commit_cb`; commits made while nothing polls (a final commit before closing) are
+ * synchronous, since no callback would ever be served for them.
+ */
+export class KafkaBrokerConsumer implements BrokerConsumer {
+  readonly groupId: string;
+  readonly #client: Kafka.KafkaConsumer;
+  readonly #servers: string;
+  readonly #timeoutMs: number;
+  readonly #logger: Logger | undefined;
+  readonly #listeners: RebalanceListener[] = [];
+  readonly #pendingCommits: PendingCommit[] = [];
+  /** Messages a poll returned after its `consume` was aborted: the next `consume` returns them first. */
+  #stash: ConsumedMessage[] = [];
+  #poll: Promise<void> | null = null;
+  #closing = false;
+
+  constructor(options: {
+    groupId: string;
+    properties: ClientProperties;
+    timeoutMs: number;
+    logger: Logger | undefined;
+  }) {
+    this.groupId = options.groupId;
+    this.#servers = bootstrapServers(options.properties);
+    this.#timeoutMs = options.timeoutMs;
+    this.#logger = options.logger;
+    const properties = consumerProperties(options.properties, options.groupId);
+    this.#client = new Kafka.KafkaConsumer(
+      {
+        ...properties,
+        rebalance_cb: (err: LibrdKafkaError, assignment: Kafka.TopicPartition[]) =>
+          void this.#onRebalance(err, assignment),
+        offset_commit_cb: (err: LibrdKafkaError | undefined, offsets: RdOffset[]) =>
+          this.#onCommitted(err, offsets),
+      },
+      topicProperties(properties),
+    );
+    this.#client.on('event.error', (err) =>
+      this.#logger?.warn({ err, groupId: this.groupId }, 'kafka consumer error'),
+    );
+  }
+
+  async connect(): Promise<void> {
+    await connectClient(this.#client, `consumer group ${this.groupId}`, this.#servers, this.#timeoutMs);
+  }
+
+  subscribe(topics: readonly string[]): void {
+    this.#client.subscribe([...topics]);
+  }
+
+  async consume(max: number, timeoutMs: number, signal?: AbortSignal): Promise<ConsumedMessage[]> {
+    while (this.#poll) await this.#poll;
+    if (this.#stash.length > 0) return this.#stash.splice(0, max);
+    if (signal?.aborted) return [];
+    return new Promise<ConsumedMessage[]>((resolve, reject) => {
+      let aborted = false;
+      const onAbort = () => {
+        aborted = true;
+        resolve([]);
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.#client.setDefaultConsumeTimeout(timeoutMs);
+      this.#poll = new Promise<void>((pollDone) => {
+        this.#client.consume(max, (err, messages) => {
+          this.#poll = null;
+          pollDone();
+          signal?.removeEventListener('abort', onAbort);
+          this.#settleCommitsIfIdle();
+          if (err) {
+            if (!aborted)
+              reject(new KafkaClientError(`consuming as group ${this.groupId} from ${this.#servers}`, err));
+            return;
+          }
+          const converted = messages.map(toConsumedMessage);
+          if (aborted) this.#stash.push(...converted);
+          else resolve(converted);
+        });
+      });
+    });
+  }
+
+  commit(offsets: readonly TopicPartitionOffset[]): Promise<void> {
+    if (offsets.length === 0) return Promise.resolve();
+    if (!this.#poll) return Promise.resolve(this.#commitSync(offsets));
+    return new Promise<void>((resolve, reject) => {
+      this.#pendingCommits.push({ offsets, resolve, reject });
+      try {
+        this.#client.commit(offsets.map(toRdOffset));
+      } catch (error) {
+        this.#pendingCommits.pop();
+        reject(this.#commitError(offsets, error as Error));
+      }
+    });
+  }
+
+  pause(partitions: readonly TopicPartition[]): void {
+    if (partitions.length > 0) this.#client.pause(partitions.map(toRdPartition));
+  }
+
+  resume(partitions: readonly TopicPartition[]): void {
+    if (partitions.length > 0) this.#client.resume(partitions.map(toRdPartition));
+  }
+
+  assignment(): TopicPartition[] {
+    return this.#client.isConnected() ? this.#client.assignments().map(toRdPartition) : [];
+  }
+
+  onRebalance(listener: RebalanceListener): void {
+    this.#listeners.push(listener);
+  }
+
+  async lag(): Promise<PartitionLag[]> {
+    const assigned = this.assignment();
+    if (assigned.length === 0) return [];
+    const committed = await new Promise<RdOffset[]>((resolve, reject) =>
+      this.#client.committed(assigned, this.#timeoutMs, (err, offsets) =>
+        err
+          ? reject(new KafkaClientError(`reading committed offsets of group ${this.groupId}`, err))
+          : resolve(offsets),
+      ),
+    );
+    return Promise.all(
+      committed.map(async ({ topic, partition, offset }) => {
+        const { lowOffset, highOffset } = await new Promise<Kafka.WatermarkOffsets>((resolve, reject) =>
+          this.#client.queryWatermarkOffsets(topic, partition, this.#timeoutMs, (err, watermarks) =>
+            err
+              ? reject(new KafkaClientError(`reading watermarks of ${topic}[${partition}]`, err))
+              : resolve(watermarks),
+          ),
+        );
+        const hasCommitted = offset >= 0;
+        return {
+          topic,
+          partition,
+          committed: hasCommitted ? offset : -1,
+          high: highOffset,
+          lag: Math.max(0, highOffset - (hasCommitted ? offset : lowOffset)),
+        };
+      }),
+    );
+  }
+
+  async disconnect(): Promise<void> {
+    if (!this.#client.isConnected()) return;
+    while (this.#poll) await this.#poll;
+    this.#closing = true;
+    const assigned = this.assignment();
+    // Closing revokes the assignment; listeners get the chance to commit before it happens.
+    if (assigned.length > 0) await this.#notify({ kind: 'revoke', partitions: assigned });
+    this.#settleCommitsIfIdle();
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        this.#logger?.warn({ groupId: this.groupId }, 'kafka consumer did not close in time');
+        resolve();
+      }, this.#timeoutMs);
+      this.#client.disconnect(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+
+  async #onRebalance(err: LibrdKafkaError, assignment: Kafka.TopicPartition[]): Promise<void> {
+    const partitions = assignment.map(toRdPartition);
+    const cooperative = this.#client.rebalanceProtocol() === 'COOPERATIVE';
+    try {
+      if (err.code === ERR.ASSIGN_PARTITIONS) {
+        if (cooperative) this.#client.incrementalAssign(assignment);
+        else this.#client.assign(assignment);
+        await this.#notify({ kind: 'assign', partitions });
+      } else if (err.code === ERR.REVOKE_PARTITIONS) {
+        // librdkafka waits for (un)assign: the partitions stay ours until in-flight work is committed.
+        if (!this.#closing) await this.#notify({ kind: 'revoke', partitions });
+        if (cooperative) this.#client.incrementalUnassign(assignment);
+        else this.#client.unassign();
+      } else {
+        this.#logger?.error({ err, groupId: this.groupId }, 'kafka rebalance failed');
+        this.#client.unassign();
+      }
+    } catch (error) {
+      if (this.#client.isConnected())
+        this.#logger?.error({ err: error, groupId: this.groupId }, 'kafka rebalance');
+    }
+  }
+
+  async #notify(event: RebalanceEvent): Promise<void> {
+    const results = await Promise.allSettled(this.#listeners.map(async (listener) => listener(event)));
+    for (const result of results) {
+      if (result.status === 'rejected') {
+        this.#logger?.error(
+          { err: result.reason, groupId: this.groupId, kind: event.kind },
+          'rebalance listener failed',
+        );
+      }
+    }
+  }
+
+  #onCommitted(err: LibrdKafkaError | undefined, offsets: RdOffset[]): void {
+    const index = this.#pendingCommits.findIndex((pending) => sameOffsets(pending.offsets, offsets));
+    if (index < 0) return; // Already settled synchronously, see #settleCommitsIfIdle.
+    const [pending] = this.#pendingCommits.splice(index, 1);
+    if (!err || err.code === ERR.NO_OFFSET) pending?.resolve();
+    else pending?.reject(this.#commitError(pending.offsets, err));
+  }
+
+  /** A commit whose callback no poll will serve any more is repeated synchronously (committing is idempotent). */
+  #settleCommitsIfIdle(): void {
+    setImmediate(() => {
+      if (this.#poll) return;
+      for (const pending of this.#pendingCommits.splice(0)) {
+        try {
+          this.#commitSync(pending.offsets);
+          pending.resolve();
+        } catch (error) {
+          pending.reject(error as Error);
+        }
+      }
+    });
+  }
+
+  #commitSync(offsets: readonly TopicPartitionOffset[]): void {
+    try {
+      this.#client.commitSync(offsets.map(toRdOffset));
+    } catch (error) {
+      const code = (error as LibrdKafkaError).code;
+      if (code !== ERR.NO_OFFSET) throw this.#commitError(offsets, error as LibrdKafkaError);
+    }
+  }
+
+  #commitError(offsets: readonly TopicPartitionOffset[], cause: LibrdKafkaError | Error): KafkaClientError {
+    const list = offsets.map((o) => `${o.topic}[${o.partition}]@${o.offset}`).join(', ');
+    return new KafkaClientError(`committing ${list} for group ${this.groupId}`, cause);
+  }
+}
+
+function toConsumedMessage(message: Message): ConsumedMessage {
+  const key = message.key;
+  return {
+    topic: message.topic,
+    partition: message.partition,
+    offset: message.offset,
+    key: key === undefined || key === null ? null : typeof key === 'string' ? Buffer.from(key) : key,
+    value: message.value,
+    headers: message.headers,
+    timestamp: message.timestamp,
+  };
+}
+
+function toRdPartition({ topic, partition }: TopicPartition): TopicPartition {
+  return { topic, partition };
+}
+
+function toRdOffset({ topic, partition, offset }: TopicPartitionOffset): RdOffset {
+  return { topic, partition, offset };
+}
+
+function sameOffsets(a: readonly TopicPartitionOffset[], b: readonly RdOffset[]): boolean {
+  return (
+    a.length === b.length &&
+    a.every((x) => b.some((y) => y.topic === x.topic && y.partition === x.partition && y.offset === x.offset))
+  );
+}

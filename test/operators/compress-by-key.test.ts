@@ -1,0 +1,98 @@
+import * as assert from 'node:assert/strict';
+import { Subject } from 'rxjs';
+import { test } from 'uvu';
+import { type Acknowledgement, type Batch, compressByKey, OffsetTracker } from '../../operators/index.ts';
+
+interface Update {
+  readonly key: string;
+  readonly n: number;
+}
+
+const tracker = new OffsetTracker();
+let offset = 0;
+/** A batch with a real acknowledgement, as a source would emit it. */
+function batch(...items: Update[]): Batch<Update> {
+  const ack = tracker.track([{ topic: 't', partition: 0, offset: offset++, key: null, value: null }]);
+  return { items, acks: [ack] };
+}
+const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+test('within a window, same keys collapse (newer wins), first-appearance order is kept, all acks carried', async () => {
+  const input = new Subject<Batch<Update>>();
+  const out: Batch<Update>[] = [];
+  const ratios: Array<[number, number]> = [];
+  input
+    .pipe(compressByKey({ windowMs: 30, keyOf: (u) => u.key, onCompressed: (i, o) => ratios.push([i, o]) }))
+    .subscribe((b) => out.push(b));
+  const inputs = [
+    batch({ key: 'a', n: 1 }, { key: 'b', n: 1 }),
+    batch({ key: 'a', n: 2 }),
+    batch({ key: 'c', n: 1 }, { key: 'b', n: 2 }),
+  ];
+  for (const b of inputs) input.next(b);
+  assert.equal(out.length, 0, 'held until the window closes');
+  await wait(50);
+  assert.equal(out.length, 1);
+  assert.deepEqual(out[0]!.items, [
+    { key: 'a', n: 2 },
+    { key: 'b', n: 2 },
+    { key: 'c', n: 1 },
+  ]);
+  assert.deepEqual(
+    out[0]!.acks,
+    inputs.flatMap((b) => b.acks),
+  );
+  assert.deepEqual(ratios, [[5, 3]]);
+  input.next(batch({ key: 'a', n: 3 }));
+  await wait(50);
+  assert.equal(out.length, 2, 'a new window starts with the next batch');
+});
+
+test('merge combines older and newer values of a key', async () => {
+  const input = new Subject<Batch<Update>>();
+  const out: Batch<Update>[] = [];
+  input
+    .pipe(
+      compressByKey({
+        windowMs: 10,
+        keyOf: (u) => u.key,
+        merge: (older, newer) => ({ key: newer.key, n: older.n + newer.n }),
+      }),
+    )
+    .subscribe((b) => out.push(b));
+  input.next(batch({ key: 'a', n: 1 }, { key: 'a', n: 2 }));
+  input.next(batch({ key: 'a', n: 4 }));
+  await wait(30);
+  assert.deepEqual(out[0]!.items, [{ key: 'a', n: 7 }]);
+});
+
+test('windowMs 0 passes each batch through deduplicated; completion flushes an open window', async () => {
+  const immediate: Batch<Update>[] = [];
+  const input = new Subject<Batch<Update>>();
+  input.pipe(compressByKey({ windowMs: 0, keyOf: (u) => u.key })).subscribe((b) => immediate.push(b));
+  input.next(batch({ key: 'a', n: 1 }, { key: 'a', n: 2 }));
+  assert.deepEqual(immediate[0]!.items, [{ key: 'a', n: 2 }]);
+
+  const flushed: Batch<Update>[] = [];
+  let completed = false;
+  const windowed = new Subject<Batch<Update>>();
+  windowed
+    .pipe(compressByKey({ windowMs: 60_000, keyOf: (u) => u.key }))
+    .subscribe({ next: (b) => flushed.push(b), complete: () => (completed = true) });
+  windowed.next(batch({ key: 'x', n: 1 }));
+  windowed.complete(); // also clears the minute-long timer
+  assert.equal(flushed.length, 1);
+  assert.ok(completed);
+});
+
+test('a batch of no items still passes its acknowledgement on', async () => {
+  const input = new Subject<Batch<Update>>();
+  const out: Batch<Update>[] = [];
+  input.pipe(compressByKey({ windowMs: 0, keyOf: (u) => u.key })).subscribe((b) => out.push(b));
+  const empty: Batch<Update> = { items: [], acks: [{ ack() {}, tracker } as Acknowledgement] };
+  input.next(empty);
+  assert.equal(out.length, 1);
+  assert.equal(out[0]!.acks.length, 1);
+});
+
+test.run();

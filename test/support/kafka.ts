@@ -1,0 +1,227 @@
+/**
+ * Kafka for tests: a Mokapi process (a Kafka protocol emulator, see design/test-infra.md) started
+ * on free loopback ports, or the cluster named by `KAFKA_BROKERS` with freshly created topics.
+ *
+ * @example
+ *   const kafka = await startKafka({ topics: { orders: 2 } });
+ *   const broker = createKafkaBroker({ properties: kafka.properties });
+ *   // ... produce to kafka.topic('orders') ...
+ *   await kafka.stop();
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import Kafka from 'node-rdkafka';
+
+export interface KafkaFixture {
+  /** `host:port[,host:port]` of the cluster. */
+  readonly brokers: string;
+  /** `bootstrap.servers` plus the client properties every client must get (Mokapi's defect, see test-infra.md). */
+  readonly properties: Record<string, string>;
+  /** The actual topic name for a name given to `startKafka` (a real cluster gets a unique suffix per run). */
+  topic(name: string): string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Mokapi now and then garbles a connection; with librdkafka defaults a client then stalls for 60 s.
+ * These make it recover within seconds (measured, design/test-infra.md); harmless on a real cluster.
+ */
+const RESILIENT_CLIENT_PROPERTIES = {
+  'socket.timeout.ms': '3000',
+  'reconnect.backoff.max.ms': '500',
+  'max.in.flight.requests.per.connection': '1',
+};
+
+const MOKAPI_BIN = resolve('node_modules/@go-mokapi/linux-x64/bin/mokapi');
+const READY_TIMEOUT_MS = 30_000;
+
+export async function startKafka(options: { topics: Record<string, number> }): Promise<KafkaFixture> {
+  const external = process.env.KAFKA_BROKERS;
+  return external ? useCluster(external, options.topics) : startMokapi(options.topics);
+}
+
+async function startMokapi(topics: Record<string, number>): Promise<KafkaFixture> {
+  const [kafkaPort, apiPort, healthPort, mcpPort] = await freePorts(4);
+  const brokers = `127.0.0.1:${kafkaPort}`;
+  const dir = mkdtempSync(join(tmpdir(), 'streamfold-mokapi-'));
+  writeFileSync(join(dir, 'asyncapi.yaml'), asyncApiDocument(brokers, topics));
+  const child = spawn(
+    MOKAPI_BIN,
+    [
+      '--api-port',
+      String(apiPort),
+      '--health-port',
+      String(healthPort),
+      '--mcp-server-port',
+      String(mcpPort),
+      '--log-level',
+      'warn',
+      '--providers-file-directory',
+      dir,
+    ],
+    { detached: true, stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString()).slice(-4000);
+  });
+  const killOnExit = () => killGroup(child);
+  process.once('exit', killOnExit);
+  const stop = async () => {
+    process.removeListener('exit', killOnExit);
+    await stopProcess(child);
+    rmSync(dir, { recursive: true, force: true });
+  };
+  const properties = { 'bootstrap.servers': brokers, ...RESILIENT_CLIENT_PROPERTIES };
+  try {
+    await waitUntilReady(
+      properties,
+      Object.keys(topics),
+      () => child.exitCode,
+      () => stderr,
+    );
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { brokers, properties, topic: (name) => known(topics, name, name), stop };
+}
+
+async function useCluster(brokers: string, topics: Record<string, number>): Promise<KafkaFixture> {
+  const suffix = `-${Date.now().toString(36)}-${randomBytes(3).toString('hex')}`;
+  const properties = { 'bootstrap.servers': brokers, ...RESILIENT_CLIENT_PROPERTIES };
+  const admin = Kafka.AdminClient.create(clientConfig(properties));
+  try {
+    for (const [name, partitions] of Object.entries(topics)) {
+      await new Promise<void>((done, fail) =>
+        admin.createTopic(
+          { topic: name + suffix, num_partitions: partitions, replication_factor: -1 },
+          10_000,
+          (err) =>
+            err ? fail(new Error(`creating topic ${name + suffix} on ${brokers}: ${err.message}`)) : done(),
+        ),
+      );
+    }
+  } finally {
+    admin.disconnect();
+  }
+  await waitUntilReady(
+    properties,
+    Object.keys(topics).map((name) => name + suffix),
+    () => null,
+    () => '',
+  );
+  const stop = async () => {
+    const cleanup = Kafka.AdminClient.create(clientConfig(properties));
+    await Promise.all(
+      Object.keys(topics).map(
+        (name) => new Promise<void>((done) => cleanup.deleteTopic(name + suffix, 10_000, () => done())),
+      ),
+    );
+    cleanup.disconnect();
+  };
+  return { brokers, properties, topic: (name) => known(topics, name, name + suffix), stop };
+}
+
+function known(topics: Record<string, number>, name: string, actual: string): string {
+  if (!(name in topics)) throw new Error(`topic "${name}" was not declared in startKafka({ topics })`);
+  return actual;
+}
+
+function asyncApiDocument(brokers: string, topics: Record<string, number>): string {
+  const channels = Object.entries(topics).map(
+    ([name, partitions]) =>
+      `  ${JSON.stringify(name)}:\n` +
+      `    bindings: { kafka: { partitions: ${partitions} } }\n` +
+      '    subscribe: { message: { contentType: application/octet-stream, payload: {} } }\n' +
+      '    publish: { message: { contentType: application/octet-stream, payload: {} } }\n',
+  );
+  return [
+    "asyncapi: '2.6.0'",
+    "info: { title: streamfold-test, version: '1.0' }",
+    'servers:',
+    `  broker: { url: '${brokers}', protocol: kafka }`,
+    'channels:',
+    ...channels,
+  ].join('\n');
+}
+
+/** A port that accepts is not a ready broker: ask a fresh client for the topics' metadata until it answers. */
+async function waitUntilReady(
+  properties: Record<string, string>,
+  topics: readonly string[],
+  exitCode: () => number | null,
+  log: () => string,
+): Promise<void> {
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  let lastError = 'no answer';
+  while (Date.now() < deadline) {
+    if (exitCode() !== null) throw new Error(`mokapi exited with code ${exitCode()}: ${log()}`);
+    try {
+      const names = await metadataTopics(properties, Math.min(5000, deadline - Date.now()));
+      const missing = topics.filter((t) => !names.has(t));
+      if (missing.length === 0) return;
+      lastError = `topics not yet visible: ${missing.join(', ')}`;
+    } catch (error) {
+      lastError = (error as Error).message;
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(
+    `Kafka at ${properties['bootstrap.servers']} not ready after ${READY_TIMEOUT_MS} ms: ${lastError} ${log()}`,
+  );
+}
+
+function metadataTopics(properties: Record<string, string>, timeoutMs: number): Promise<Set<string>> {
+  const client = new Kafka.Producer(clientConfig(properties));
+  return new Promise<Set<string>>((done, fail) => {
+    client.connect({ timeout: timeoutMs }, (err, metadata) => {
+      client.disconnect(() => {});
+      if (err) fail(new Error(err.message));
+      else done(new Set(metadata.topics.map((t) => t.name)));
+    });
+  });
+}
+
+/** librdkafka parses every property from a string; its typings want numbers for some. */
+function clientConfig(properties: Record<string, string>): Record<string, string | number | boolean> {
+  return { ...properties };
+}
+
+async function freePorts(count: number): Promise<number[]> {
+  // Hold every server open until all ports are known, so the same port is not handed out twice.
+  const servers = await Promise.all(
+    Array.from({ length: count }, () => {
+      const server = createServer();
+      return new Promise<ReturnType<typeof createServer>>((done, fail) => {
+        server.once('error', fail);
+        server.listen(0, '127.0.0.1', () => done(server));
+      });
+    }),
+  );
+  const ports = servers.map((s) => (s.address() as { port: number }).port);
+  await Promise.all(servers.map((s) => new Promise((done) => s.close(done))));
+  return ports;
+}
+
+function killGroup(child: ChildProcess, signal: NodeJS.Signals = 'SIGKILL'): void {
+  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    // Already gone.
+  }
+}
+
+async function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((done) => child.once('exit', done));
+  killGroup(child, 'SIGTERM');
+  const timer = setTimeout(() => killGroup(child), 3000);
+  await exited;
+  clearTimeout(timer);
+}
