@@ -1,0 +1,29 @@
+import { Hono } from 'hono';
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import { errorHandler, notFoundHandler } from './error-handler.ts';
+import { httpMetrics, metricsRoute } from './metrics.ts';
+import { requestLogger } from './request-logger.ts';
+
+export interface ServiceAppOptions {
+  readonly logger: Logger;
+  readonly registry: Registry;
+  /** Health routes to mount at the root, usually `healthRoutes(...)`. */
+  readonly health: Hono;
+}
+
+/**
+ * A Hono app with everything a service of this project shares: request logging with request ids,
+ * HTTP metrics and `GET /-/metrics`, the health routes, and JSON errors. Add the service's own
+ * routes to the result.
+ */
+export function createServiceApp({ logger, registry, health }: ServiceAppOptions): Hono {
+  const app = new Hono();
+  app.use(requestLogger(logger));
+  app.use(httpMetrics(registry));
+  app.route('/', health);
+  app.route('/', metricsRoute(registry));
+  app.onError(errorHandler);
+  app.notFound(notFoundHandler);
+  return app;
+}

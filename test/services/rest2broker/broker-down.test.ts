@@ -1,0 +1,69 @@
+import * as assert from 'node:assert/strict';
+import pino from 'pino';
+import { test } from 'uvu';
+import { createKafkaBroker } from '../../../engine/broker/kafka/index.ts';
+import type { BrokerProducer } from '../../../engine/broker/types.ts';
+import { createRest2Broker, type Rest2Broker } from '../../../services/rest2broker/index.ts';
+import { type KafkaFixture, startKafka } from '../../support/kafka.ts';
+
+const PRODUCE_TIMEOUT_MS = 2000;
+
+let kafka: KafkaFixture;
+let producer: BrokerProducer;
+let service: Rest2Broker;
+let base: string;
+
+test.before(async () => {
+  kafka = await startKafka({ topics: { checkup: 1, orders: 1 } });
+  // The caller owns a producer it passes in: it connects it, the service only flushes it on close.
+  producer = createKafkaBroker({ properties: kafka.properties, timeoutMs: 3000 }).producer();
+  await producer.connect();
+  service = createRest2Broker({
+    producer,
+    routes: [{ method: 'POST', path: '/orders', broker: { topic: kafka.topic('orders') } }],
+    checkUpTopic: kafka.topic('checkup'),
+    produceTimeoutMs: PRODUCE_TIMEOUT_MS,
+    flushTimeoutMs: 1000,
+    service: { name: 'broker-down', version: '1.2.3' },
+    logger: pino({ level: 'silent' }),
+  });
+  const server = await service.listen({ hostname: '127.0.0.1', port: 0, handleSignals: false });
+  base = `http://127.0.0.1:${server.port}`;
+});
+
+test.after(async () => {
+  await service?.close();
+  await producer?.disconnect();
+  await kafka?.stop();
+});
+
+test('check-up answers 200 while the broker acknowledges the probe', async () => {
+  // Mokapi may need a few seconds for a fresh connection: retry within a bounded time.
+  const deadline = Date.now() + 20_000;
+  let response = await fetch(`${base}/-/check-up`);
+  while (response.status !== 200 && Date.now() < deadline) response = await fetch(`${base}/-/check-up`);
+  assert.equal(response.status, 200);
+  assert.deepEqual(await response.json(), { name: 'broker-down', version: '1.2.3', status: 'OK' });
+});
+
+test('with the broker stopped, check-up and routes answer 503 within the produce timeout', async () => {
+  await kafka.stop();
+  const started = Date.now();
+  const checkUp = await fetch(`${base}/-/check-up`);
+  const elapsed = Date.now() - started;
+  assert.equal(checkUp.status, 503);
+  const body = (await checkUp.json()) as Record<string, unknown>;
+  assert.equal(body.status, 'KO');
+  assert.equal(body.name, 'broker-down');
+  assert.equal(body.statusCode, 503);
+  assert.match(String(body.message), /within 2000 ms|failed/);
+  assert.ok(elapsed < PRODUCE_TIMEOUT_MS + 1500, `answered after ${elapsed} ms`);
+
+  const order = await fetch(`${base}/orders`, { method: 'POST', body: 'x' });
+  assert.equal(order.status, 503);
+  assert.equal(((await order.json()) as { error: string }).error, 'Service Unavailable');
+  // Liveness does not depend on the broker.
+  assert.equal((await fetch(`${base}/-/healthz`)).status, 200);
+});
+
+test.run();

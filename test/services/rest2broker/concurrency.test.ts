@@ -1,0 +1,118 @@
+import * as assert from 'node:assert/strict';
+import pino from 'pino';
+import { test } from 'uvu';
+import { createRest2Broker, type Rest2Broker } from '../../../services/rest2broker/index.ts';
+import { type KafkaFixture, startKafka } from '../../support/kafka.ts';
+import { startTopicReader, type TopicReader } from './topic-reader.ts';
+
+const REQUESTS = 1000;
+/**
+ * Mokapi mis-handles idempotent producer sequence numbers now and then under load ("out of order
+ * sequence number", after which librdkafka's producer is fatally failed and every request gets
+ * 503): measured in about 1 run of 4 with one partition, more often with several. The engine's
+ * producer is always idempotent, so on Mokapi the topic has one partition and a run that hits
+ * the defect is repeated with a fresh service on a fresh topic. A real cluster gets four partitions.
+ */
+const PARTITIONS = process.env.KAFKA_BROKERS ? 4 : 1;
+const ATTEMPTS = 4;
+const TOPICS = Object.fromEntries(Array.from({ length: ATTEMPTS }, (_, i) => [`orders-${i}`, PARTITIONS]));
+
+let kafka: KafkaFixture;
+
+test.before(async () => {
+  kafka = await startKafka({ topics: TOPICS });
+});
+
+test.after(async () => {
+  await kafka?.stop();
+});
+
+interface Answer {
+  readonly status: number;
+  readonly message: string;
+  readonly position: string;
+}
+
+async function startService(topic: string): Promise<{ service: Rest2Broker; base: string }> {
+  const service = createRest2Broker({
+    brokers: kafka.brokers,
+    kafkaProperties: kafka.properties,
+    routes: [
+      {
+        method: 'POST',
+        path: '/orders/:id',
+        broker: { topic, key: (request) => request.params.id! },
+        exposeKafkaHeaders: true,
+      },
+    ],
+    // Mokapi acknowledges ~2k records/s, and a fresh connection may need seconds to recover.
+    produceTimeoutMs: 60_000,
+    service: { name: 'concurrency', version: '0.0.0' },
+    logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
+  });
+  const server = await service.listen({ hostname: '127.0.0.1', port: 0, handleSignals: false });
+  return { service, base: `http://127.0.0.1:${server.port}` };
+}
+
+function sendAll(base: string, ids: readonly string[]): Promise<Answer[]> {
+  return Promise.all(
+    ids.map(async (id) => {
+      const response = await fetch(`${base}/orders/${id}`, { method: 'POST', body: JSON.stringify({ id }) });
+      const text = await response.text();
+      return {
+        status: response.status,
+        message: text,
+        position: `${response.headers.get('x-kafka-partition')}/${response.headers.get('x-kafka-offset')}`,
+      };
+    }),
+  );
+}
+
+test(`${REQUESTS} requests in parallel are each acknowledged and delivered exactly once with the right key`, async () => {
+  const ids = Array.from({ length: REQUESTS }, (_, i) => `order-${i}`);
+  for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+    const topic = kafka.topic(`orders-${attempt}`);
+    const { service, base } = await startService(topic);
+    let reader: TopicReader | undefined;
+    try {
+      const answers = await sendAll(base, ids);
+      const mokapiFault = answers.some(
+        (a) => a.status === 503 && /Fatal error|purged|out of order sequence/.test(a.message),
+      );
+      if (mokapiFault && !process.env.KAFKA_BROKERS && attempt < ATTEMPTS - 1) {
+        console.log(`concurrency: attempt ${attempt + 1} hit Mokapi's idempotent-producer defect; retrying`);
+        continue;
+      }
+      assert.deepEqual(
+        answers.filter((a) => a.status !== 204),
+        [],
+      );
+      assert.equal(
+        new Set(answers.map((a) => a.position)).size,
+        REQUESTS,
+        'each answer names its own record',
+      );
+
+      reader = await startTopicReader(kafka, { [topic]: PARTITIONS });
+      await reader.waitFor(topic, REQUESTS, 60_000);
+      // Anything produced twice would arrive right behind the rest.
+      await new Promise((r) => setTimeout(r, 1000));
+      const records = reader.messages(topic);
+      assert.equal(records.length, REQUESTS);
+      assert.deepEqual(records.map((r) => r.key?.toString()).sort(), [...ids].sort());
+      for (const record of records) {
+        assert.deepEqual(JSON.parse(record.value!.toString()), { id: record.key!.toString() });
+        assert.ok(answers.some((a) => a.position === `${record.partition}/${record.offset}`));
+      }
+      if (PARTITIONS > 1) {
+        assert.ok(new Set(records.map((r) => r.partition)).size > 1, 'keys spread over partitions');
+      }
+      return;
+    } finally {
+      await reader?.stop();
+      await service.close();
+    }
+  }
+});
+
+test.run();
