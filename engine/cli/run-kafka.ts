@@ -1,8 +1,9 @@
 import type { Logger } from 'pino';
 import { createKafkaBroker } from '../broker/kafka/index.ts';
 import type { Config } from '../config/index.ts';
+import { createControlPlane, engineSnapshot } from '../controlplane/index.ts';
 import { createEngineMetrics } from '../metrics/index.ts';
-import { deadLetterTopics, engineClients } from '../runtime/clients.ts';
+import { deadLetterTopics, engineClients, topicsOnConnection } from '../runtime/clients.ts';
 import { compileConfig } from '../runtime/compile.ts';
 import { startEngine } from '../runtime/engine.ts';
 import { resolveSecrets } from '../secrets/index.ts';
@@ -29,16 +30,37 @@ export async function runKafkaMode(config: Config, logger: Logger, io: CliIo): P
     appName: persistence.appName ?? null,
   });
   const metrics = createEngineMetrics();
+  const clients = engineClients(config, secrets);
+  // Startup checks (metadata) go through the output producer's connection.
+  const connection = config.producer.config.connectionName;
+  const nodes = [...compiled.topics.keys()];
+  const controlPlane = config.controlPlane
+    ? createControlPlane({
+        address: config.controlPlane.grpcAddress,
+        engineId: config.id,
+        nodes,
+        feedbackIntervalMs: config.controlPlane.feedbackInterval,
+        resumeAfterMs: config.controlPlane.resumeAfterMs,
+        logger,
+        registry: metrics.registry,
+      })
+    : null;
   const engine = await startEngine({
     compiled,
-    broker: createKafkaBroker({ properties: {}, logger }),
+    broker: createKafkaBroker({ properties: clients.producer, logger }),
+    requiredTopics: topicsOnConnection(config, connection),
     store,
     logger,
     metrics,
-    clients: engineClients(config, secrets),
+    clients,
     deadLetterTopics: deadLetterTopics(config),
+    ...(controlPlane ? { paused: (node: string) => controlPlane.paused(node) } : {}),
   });
-  const server = await serveApi(engine, store, metrics.registry, logger, () => engine.stop());
+  controlPlane?.start(engineSnapshot(engine, nodes));
+  const server = await serveApi(engine, store, metrics.registry, logger, async () => {
+    await controlPlane?.close();
+    await engine.stop();
+  });
   logger.info(
     {
       id: config.id,
@@ -48,6 +70,7 @@ export async function runKafkaMode(config: Config, logger: Logger, io: CliIo): P
       output: config.producer.config.topic,
       internal: config.processor.internalUpdates.config.topic,
       mode: config.processor.mode,
+      controlPlane: config.controlPlane?.grpcAddress ?? null,
       http: `${config.server.ip}:${server.port}${config.server.apiPrefix}`,
     },
     `streamfold ${config.id} running: ${compiled.graph.topologicalOrder.length} nodes, heads ${compiled.graph.heads.join(', ')}, mode ${config.processor.mode}`,

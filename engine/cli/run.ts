@@ -84,6 +84,10 @@ async function embedded(
     import('../metrics/index.ts'),
     import('./serve-api.ts'),
   ]);
+  if (config.controlPlane) {
+    // Gating would hold the drain until a desired state arrives: embedded runs are one-shot.
+    io.err('streamfold: embedded mode runs without the control plane (controlPlane is ignored)');
+  }
   const metrics = createEngineMetrics();
   const progress = progressReporter('input records');
   const started = performance.now();

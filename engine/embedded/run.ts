@@ -48,15 +48,22 @@ export async function runEmbedded(options: EmbeddedOptions): Promise<EmbeddedRes
       sink?.write(`${formatOutputLine(message, keyOnly)}\n`);
     },
   });
-  await options.onStarted?.(embedded);
-  let inputRecords = 0;
-  for await (const record of readInputFile(options.input, embedded.inputTopics)) {
-    await embedded.feed(record);
-    options.onInput?.(++inputRecords);
+  try {
+    await options.onStarted?.(embedded);
+    let inputRecords = 0;
+    for await (const record of readInputFile(options.input, embedded.inputTopics)) {
+      await embedded.feed(record);
+      options.onInput?.(++inputRecords);
+    }
+    await embedded.drain();
+    await closeSink(sink);
+    return { inputRecords, outputRecords, embedded };
+  } catch (error) {
+    // A bad input line (or a failed start of --serve) must not leave the engine running.
+    await embedded.stop();
+    await closeSink(sink);
+    throw error;
   }
-  await embedded.drain();
-  await closeSink(sink);
-  return { inputRecords, outputRecords, embedded };
 }
 
 function openSink(output: string | null): Writable | null {

@@ -41,3 +41,20 @@ export function deadLetterTopics(config: Config): Map<string, string> {
     }),
   );
 }
+
+/**
+ * The topics read or written through one connection: those a broker built on that connection
+ * can check at startup (another connection may be another cluster).
+ */
+export function topicsOnConnection(config: Config, connectionName: string): string[] {
+  const internal = config.processor.internalUpdates.config;
+  return [
+    ...Object.values(config.consumers.config)
+      .filter((c) => c.connectionName === connectionName)
+      .map((c) => c.topic),
+    ...(config.producer.config.connectionName === connectionName
+      ? [config.producer.config.topic, ...deadLetterTopics(config).values()]
+      : []),
+    ...(internal.connectionName === connectionName ? [internal.topic] : []),
+  ];
+}

@@ -32,6 +32,9 @@ export interface EngineOptions {
   /** Largest input batch (default 1000) and batches read ahead per consumer (default 2). */
   readonly maxBatchSize?: number;
   readonly maxInFlight?: number;
+  /** Topics to check at startup (default: every topic of the config; Kafka mode passes those of
+   *  the broker's own connection). */
+  readonly requiredTopics?: readonly string[];
   /** Per node, pausing its consumer (control plane). Absent: always running. */
   readonly paused?: (node: string) => Observable<boolean>;
 }
@@ -44,7 +47,7 @@ export interface RunningEngine {
   readonly done: Promise<void>;
   /** Every consumer has partitions assigned and the store answers (`engine.md` §9). */
   ready(): Promise<boolean>;
-  /** Nothing left to consume and every consumed offset committed, on every consumer. */
+  /** Every consumer assigned, nothing left to consume and every consumed offset committed. */
   idle(): Promise<boolean>;
   /** Graceful: stop reading, finish and commit in-flight batches, close clients and store. */
   stop(): Promise<void>;
@@ -165,6 +168,8 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
       );
     },
     async idle() {
+      // Before its group assigned it partitions a consumer reports no lag at all: not idle.
+      if (assigned.size < allConsumers.length) return false;
       const lags = await Promise.all(allConsumers.map((c) => c.lag()));
       return lags.every((partitions) => partitions.every((p) => p.lag === 0));
     },

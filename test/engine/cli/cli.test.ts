@@ -99,17 +99,65 @@ test('explain prints nodes, heads and edge sentences', () => {
   assert.match(invalid.stderr, /cycle/);
 });
 
-test('run validates, then says the runtime is not available and exits 1', () => {
+test('run --embedded processes the bundled sample and prints aggregated output', () => {
+  const { code, stdout, stderr } = cli([
+    'run',
+    'examples/single-view/config.json',
+    '--embedded',
+    '--input',
+    'examples/single-view/events.jsonl',
+    '--output',
+    '-',
+  ]);
+  assert.is(code, 0, stderr);
+  const lines = stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
+  assert.ok(lines.length >= 2);
+  const last = new Map(lines.map((l) => [JSON.stringify(l.key), l.value]));
+  const ada = last.get('{"id":1}');
+  assert.is(ada.op, 'r');
+  assert.equal(
+    ada.after.dependencies.orders.map((o: { value: { id: number; status: string } }) => [
+      o.value.id,
+      o.value.status,
+    ]),
+    [[100, 'shipped']],
+  );
+  assert.equal(
+    ada.after.dependencies.orders[0].dependencies.items.map((i: { value: { id: number } }) => i.value.id),
+    [1000],
+    'the deleted item 1001 is gone',
+  );
+  assert.match(stderr, /14 input records -> \d+ output messages/);
+});
+
+test('run: bad input lines and missing options are reported, without a stack', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'streamfold-cli-'));
+  try {
+    const input = join(dir, 'in.jsonl');
+    writeFileSync(input, '{"topic":"customers","key":{"id":1},"value":null}\n{"topic":"nope","key":{}}\n');
+    const bad = cli(['run', 'examples/single-view/config.json', '--embedded', '--input', input]);
+    assert.is(bad.code, 1);
+    assert.match(bad.stderr, /in\.jsonl:2: topic "nope" is not consumed by this config/);
+    assert.is(cli(['run', 'examples/single-view/config.json', '--embedded']).code, 2);
+    assert.is(cli(['run', 'examples/invalid/short-id.json', '--embedded', '--input', input]).code, 1);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('run in Kafka mode fails fast with a clear message when the broker is unreachable', () => {
   const { code, stderr } = cli(['run', 'examples/single-view/config.json']);
   assert.is(code, 1);
-  assert.match(stderr, /runtime is not available yet/);
-  assert.is(cli(['run', 'examples/invalid/short-id.json']).code, 1);
+  assert.match(stderr, /could not connect to Kafka at 127\.0\.0\.1:9092/);
 });
 
 test('--help everywhere; usage errors exit 2', () => {
   const help = cli(['--help']);
   assert.is(help.code, 0);
-  for (const name of ['validate', 'schema', 'explain', 'run']) {
+  for (const name of ['validate', 'schema', 'explain', 'run', 'refresh']) {
     assert.ok(help.stdout.includes(name));
     const sub = cli([name, '--help']);
     assert.is(sub.code, 0, name);

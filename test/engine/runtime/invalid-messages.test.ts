@@ -14,7 +14,7 @@ const withDeadLetters = {
       orders: { ...base.consumers.config.orders, deadLetterTopic: 'orders-dlq' },
     },
   },
-} as Config;
+} as unknown as Config;
 
 const poison = [
   { topic: 'orders', rawKey: '{"id":', rawValue: '{"op":"c","after":{"id":1}}' },

@@ -1,0 +1,184 @@
+/**
+ * The engine in Kafka mode, end to end: Mokapi (or KAFKA_BROKERS) and MongoStore on jongodb (or
+ * MONGODB_URL). Input is produced with a Kafka producer, output read back with a consumer group.
+ */
+import { pino } from 'pino';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { createKafkaBroker } from '../../../engine/broker/kafka/index.ts';
+import type { Broker, BrokerConsumer } from '../../../engine/broker/types.ts';
+import type { Config } from '../../../engine/config/index.ts';
+import { deadLetterTopics, engineClients } from '../../../engine/runtime/clients.ts';
+import { compileConfig } from '../../../engine/runtime/compile.ts';
+import { type RunningEngine, startEngine } from '../../../engine/runtime/engine.ts';
+import { resolveSecrets } from '../../../engine/secrets/index.ts';
+import { MongoStore } from '../../../engine/store/index.ts';
+import { configFor, SINGLE_VIEW } from '../../support/configs.ts';
+import { create, remove, runEvents, update } from '../../support/embedded.ts';
+import { type KafkaFixture, startKafka } from '../../support/kafka.ts';
+import { type MongoFixture, startMongo } from '../../support/mongo.ts';
+import type { InputEvent } from '../../support/oracle.ts';
+
+const TOPICS = { customers: 2, orders: 2, items: 2, internal: 2, output: 2 };
+let kafka: KafkaFixture;
+let mongo: MongoFixture;
+
+test.before(async () => {
+  [kafka, mongo] = await Promise.all([startKafka({ topics: TOPICS }), startMongo()]);
+});
+test.after(async () => {
+  await Promise.allSettled([kafka?.stop(), mongo?.stop()]);
+});
+
+/** The test config pointed at the fixtures: Kafka properties via `connections`, as users do. */
+function kafkaConfig(): Config {
+  const base = configFor(SINGLE_VIEW);
+  const topicOf = (name: string) => kafka.topic(name);
+  return {
+    ...base,
+    connections: { main: { type: 'kafka', config: kafka.properties } },
+    consumers: {
+      ...base.consumers,
+      config: Object.fromEntries(
+        Object.entries(base.consumers.config).map(([node, c]) => [
+          node,
+          { ...c, topic: topicOf(node), commitIntervalMs: 100 },
+        ]),
+      ),
+    },
+    producer: { ...base.producer, config: { ...base.producer.config, topic: topicOf('output') } },
+    processor: {
+      ...base.processor,
+      persistence: {
+        type: 'mongodb',
+        config: { url: mongo.url, database: mongo.database, appName: 'streamfold-test' },
+      },
+      internalUpdates: {
+        ...base.processor.internalUpdates,
+        config: {
+          ...base.processor.internalUpdates.config,
+          topic: topicOf('internal'),
+          compressionWindowMs: 50,
+        },
+      },
+    },
+  } as Config;
+}
+
+async function start(config: Config): Promise<{ engine: RunningEngine; store: MongoStore }> {
+  const compiled = compileConfig(config);
+  const secrets = await resolveSecrets(config);
+  const clients = engineClients(config, secrets);
+  const store = new MongoStore({
+    ...compiled.layout,
+    url: secrets.persistenceUrl,
+    database: mongo.database,
+    appName: 'streamfold-test',
+  });
+  const engine = await startEngine({
+    compiled,
+    broker: createKafkaBroker({ properties: clients.producer }),
+    store,
+    logger: pino({ level: process.env.LOG_LEVEL ?? 'silent' }),
+    clients,
+    deadLetterTopics: deadLetterTopics(config),
+    maxBatchSize: 200,
+  });
+  return { engine, store };
+}
+
+/** Waits until `check` holds, polling; Mokapi starts a new group at the end of its topics, so
+ *  input is produced only once every group has joined (the engine's and the reader's). */
+async function until(what: string, check: () => Promise<boolean>, timeoutMs = 45_000) {
+  for (const deadline = Date.now() + timeoutMs; !(await check()); ) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+async function produce(broker: Broker, events: readonly InputEvent[]) {
+  const producer = broker.producer({ properties: kafka.properties });
+  await producer.connect();
+  await Promise.all(
+    events.map((e) =>
+      producer.produce({
+        topic: kafka.topic(e.topic),
+        key: Buffer.from(JSON.stringify(e.key)),
+        value: e.value ? Buffer.from(JSON.stringify(e.value)) : null,
+      }),
+    ),
+  );
+  await producer.disconnect();
+}
+
+/** Reads the output topic until the engine is idle and nothing new arrives; last value per key. */
+async function collect(
+  engine: RunningEngine,
+  reader: BrokerConsumer,
+  last: Map<string, unknown>,
+  timeoutMs = 90_000,
+) {
+  const deadline = Date.now() + timeoutMs;
+  for (let quiet = 0; quiet < 3; ) {
+    if (Date.now() > deadline) throw new Error('engine did not converge in time');
+    const batch = await reader.consume(500, 300);
+    for (const m of batch) last.set(m.key?.toString() ?? '', m.value ? JSON.parse(m.value.toString()) : null);
+    quiet = batch.length === 0 && (await engine.idle()) ? quiet + 1 : 0;
+  }
+}
+
+const PHASE_A: InputEvent[] = [
+  create('items', { id: 100, orderId: 10, sku: 'a' }),
+  create('customers', { id: 1, name: 'Ada' }),
+  create('customers', { id: 2, name: 'Grace' }),
+  create('orders', { id: 10, customerId: 1 }),
+  create('orders', { id: 20, customerId: 2 }),
+  create('items', { id: 200, orderId: 20, sku: 'b' }),
+  ...Array.from({ length: 40 }, (_, i) => update('items', { id: 300 + (i % 4), orderId: 10, qty: i })),
+];
+const PHASE_B: InputEvent[] = [
+  update('orders', { id: 20, customerId: 1 }),
+  remove('items', { id: 100 }),
+  create('customers', { id: 3, name: 'Alan' }),
+  create('orders', { id: 30, customerId: 3 }),
+  remove('customers', { id: 2 }),
+  update('customers', { id: 1, name: 'Ada L.' }),
+];
+
+test('Kafka mode with MongoStore converges to the embedded result, across a restart', async () => {
+  const config = kafkaConfig();
+  const broker = createKafkaBroker({ properties: kafka.properties });
+  const first = await start(config);
+  const readyAtStart = await first.engine.ready();
+  const reader = broker.consumer({ groupId: 'e2e-output-reader', properties: kafka.properties });
+  await reader.connect();
+  reader.subscribe([kafka.topic('output')]);
+  const last = new Map<string, unknown>();
+  await until('the engine is ready', () => first.engine.ready());
+  await until(
+    'the reader is assigned',
+    async () => (await reader.consume(1, 100)).length > 0 || reader.assignment().length > 0,
+  );
+
+  await produce(broker, PHASE_A);
+  await collect(first.engine, reader, last);
+  assert.ok(await first.engine.ready(), 'ready once assigned and the store answers');
+  assert.not.ok(readyAtStart, 'not ready before the consumers are assigned');
+  await first.engine.stop();
+
+  // A new instance resumes from the committed offsets; input produced while it was down is not lost.
+  await produce(broker, PHASE_B);
+  const second = await start(config);
+  await collect(second.engine, reader, last);
+  await second.engine.stop();
+  await reader.disconnect();
+
+  const embedded = await runEvents(configFor(SINGLE_VIEW), [...PHASE_A, ...PHASE_B]);
+  const expected = new Map([...embedded.last].map(([k, v]) => [k, v]));
+  const live = (entries: Map<string, unknown>) =>
+    Object.fromEntries([...entries].filter(([, v]) => v !== null).sort());
+  assert.equal(live(last), live(expected), 'live keys: same final aggregates as embedded mode');
+  assert.is(last.get('{"id":2}'), null, 'deleted head ends on a tombstone');
+});
+
+test.run();
