@@ -61,6 +61,9 @@ export function groupIdOf(configId: string, part: string, properties: ClientProp
 
 export const INTERNAL_PART = 'internal-updates';
 
+/** How often `streamfold_consumer_lag` is refreshed from the consumers. */
+const LAG_REFRESH_MS = 5_000;
+
 /**
  * Starts the engine of a compiled configuration on a broker and a store: one pipeline per
  * consumer node and one for internal updates (`engine.md` §6). Fails fast when a topic is
@@ -146,8 +149,21 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
   });
 
   const allConsumers = [...consumers.values(), internalConsumer];
+  const parts = new Map<BrokerConsumer, string>([
+    ...[...consumers].map(([node, c]) => [c, node] as const),
+    [internalConsumer, INTERNAL_PART],
+  ]);
+  const updateLag = async () => {
+    for (const [consumer, pipeline] of parts) {
+      for (const p of await consumer.lag().catch(() => [])) {
+        metrics.lag.set({ pipeline, topic: p.topic, partition: String(p.partition) }, p.lag);
+      }
+    }
+  };
+  const lagTimer = setInterval(() => void updateLag(), LAG_REFRESH_MS).unref();
   let stopping: Promise<void> | undefined;
   const close = async () => {
+    clearInterval(lagTimer);
     stop.next();
     await done.catch(() => undefined);
     await Promise.allSettled(allConsumers.map((c) => c.disconnect()));

@@ -8,13 +8,18 @@ export interface GraphSpec {
   readonly nodes: readonly string[];
 }
 
+/** The configuration document before parsing: tests patch it, the real parser validates it. */
+// biome-ignore lint/suspicious/noExplicitAny: a test patches arbitrary paths of the raw JSON document
+export type RawConfig = Record<string, any>;
+
 /**
  * A valid configuration for a graph, through the real parser (defaults applied, references
- * checked). Topics are the node ids; `overrides` patch the result (mode, window, connections).
+ * checked). Topics are the node ids; `patch` edits the raw document first (mode, window,
+ * connections...), so every test config is validated like a user's.
  */
-export function configFor(spec: GraphSpec, overrides: Record<string, unknown> = {}): Config {
+export function configFor(spec: GraphSpec, patch: (document: RawConfig) => void = () => {}): Config {
   const connection = { type: 'kafka', config: { 'bootstrap.servers': '127.0.0.1:9092' } };
-  const document = {
+  const document: RawConfig = {
     id: 'testEngine01',
     connections: { main: connection },
     consumers: {
@@ -42,8 +47,8 @@ export function configFor(spec: GraphSpec, overrides: Record<string, unknown> = 
         config: { topic: 'internal', connectionName: 'main', compressionWindowMs: 20 },
       },
     },
-    ...overrides,
   };
+  patch(document);
   return parseConfig(JSON.stringify(document)).config;
 }
 

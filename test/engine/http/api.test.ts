@@ -1,15 +1,15 @@
 import { pino } from 'pino';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { Config } from '../../../engine/config/index.ts';
 import { createEngineApi } from '../../../engine/http/app.ts';
 import { encodeKeyOnly } from '../../../engine/record/key.ts';
 import { reflect } from '../../../engine/runtime/compile.ts';
 import { configFor, SINGLE_VIEW } from '../../support/configs.ts';
 import { create, runEvents } from '../../support/embedded.ts';
 
-const base = configFor(SINGLE_VIEW);
-const config = { ...base, server: { ...base.server, apiPrefix: '/api/v1' } } as Config;
+const config = configFor(SINGLE_VIEW, (d) => {
+  d.server = { apiPrefix: '/api/v1' };
+});
 
 async function api() {
   const run = await runEvents(

@@ -1,20 +1,12 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { Config } from '../../../engine/config/index.ts';
 import { configFor, SINGLE_VIEW } from '../../support/configs.ts';
 import { counterValue, create, runEvents } from '../../support/embedded.ts';
 
 const base = configFor(SINGLE_VIEW);
-const withDeadLetters = {
-  ...base,
-  consumers: {
-    ...base.consumers,
-    config: {
-      ...base.consumers.config,
-      orders: { ...base.consumers.config.orders, deadLetterTopic: 'orders-dlq' },
-    },
-  },
-} as unknown as Config;
+const withDeadLetters = configFor(SINGLE_VIEW, (d) => {
+  d.consumers.config.orders.deadLetterTopic = 'orders-dlq';
+});
 
 const poison = [
   { topic: 'orders', rawKey: '{"id":', rawValue: '{"op":"c","after":{"id":1}}' },

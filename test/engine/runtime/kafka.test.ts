@@ -32,37 +32,18 @@ test.after(async () => {
 
 /** The test config pointed at the fixtures: Kafka properties via `connections`, as users do. */
 function kafkaConfig(): Config {
-  const base = configFor(SINGLE_VIEW);
-  const topicOf = (name: string) => kafka.topic(name);
-  return {
-    ...base,
-    connections: { main: { type: 'kafka', config: kafka.properties } },
-    consumers: {
-      ...base.consumers,
-      config: Object.fromEntries(
-        Object.entries(base.consumers.config).map(([node, c]) => [
-          node,
-          { ...c, topic: topicOf(node), commitIntervalMs: 100 },
-        ]),
-      ),
-    },
-    producer: { ...base.producer, config: { ...base.producer.config, topic: topicOf('output') } },
-    processor: {
-      ...base.processor,
-      persistence: {
-        type: 'mongodb',
-        config: { url: mongo.url, database: mongo.database, appName: 'streamfold-test' },
-      },
-      internalUpdates: {
-        ...base.processor.internalUpdates,
-        config: {
-          ...base.processor.internalUpdates.config,
-          topic: topicOf('internal'),
-          compressionWindowMs: 50,
-        },
-      },
-    },
-  } as Config;
+  return configFor(SINGLE_VIEW, (d) => {
+    d.connections.main.config = kafka.properties;
+    for (const [node, consumer] of Object.entries(d.consumers.config)) {
+      Object.assign(consumer as object, { topic: kafka.topic(node), commitIntervalMs: 100 });
+    }
+    d.producer.config.topic = kafka.topic('output');
+    d.processor.persistence.config = { url: mongo.url, database: mongo.database, appName: 'streamfold-test' };
+    Object.assign(d.processor.internalUpdates.config, {
+      topic: kafka.topic('internal'),
+      compressionWindowMs: 50,
+    });
+  });
 }
 
 async function start(config: Config): Promise<{ engine: RunningEngine; store: MongoStore }> {

@@ -34,8 +34,9 @@ const MODES = ['read-delete', 'operation-forwarding'] as const;
 
 for (const mode of MODES) {
   const s = suite(`single view, ${mode}`);
-  const config = configFor(SINGLE_VIEW, {});
-  const withMode = { ...config, processor: { ...config.processor, mode } } as Config;
+  const withMode = configFor(SINGLE_VIEW, (d) => {
+    d.processor.mode = mode;
+  });
 
   s(
     'creates, updates and deletes at every level; a child moves; children arrive before parents',
@@ -175,17 +176,9 @@ edges.run();
 const compression = suite('compression');
 
 compression('many child updates inside the window give few recomputes', async () => {
-  const base = configFor(SINGLE_VIEW);
-  const config = {
-    ...base,
-    processor: {
-      ...base.processor,
-      internalUpdates: {
-        ...base.processor.internalUpdates,
-        config: { ...base.processor.internalUpdates.config, compressionWindowMs: 500 },
-      },
-    },
-  } as Config;
+  const config = configFor(SINGLE_VIEW, (d) => {
+    d.processor.internalUpdates.config.compressionWindowMs = 500;
+  });
   const events: InputEvent[] = [create('customers', { id: 1 }), create('orders', { id: 10, customerId: 1 })];
   for (let i = 0; i < 300; i++) events.push(update('items', { id: 100 + (i % 3), orderId: 10, qty: i }));
   const run = await runEvents(config, events, { partitions: 1 });
@@ -201,8 +194,9 @@ compression.run();
 
 const keyOnly = suite('key-only mode');
 keyOnly('keys are base64url canonical JSON; no payload; deletes end with a tombstone', async () => {
-  const base = configFor(SINGLE_VIEW);
-  const config = { ...base, processor: { ...base.processor, mode: 'key-only' } } as Config;
+  const config = configFor(SINGLE_VIEW, (d) => {
+    d.processor.mode = 'key-only';
+  });
   const phases = [
     [create('customers', { id: 1 }), create('customers', { b: 2, a: 1, id: 2 }, { b: 2, a: 1 })],
     [remove('customers', { id: 1 })],
@@ -220,8 +214,9 @@ keyOnly.run();
 
 const forwarding = suite('operation-forwarding');
 forwarding('before is exactly the previously emitted after, per key', async () => {
-  const base = configFor(SINGLE_VIEW);
-  const config = { ...base, processor: { ...base.processor, mode: 'operation-forwarding' } } as Config;
+  const config = configFor(SINGLE_VIEW, (d) => {
+    d.processor.mode = 'operation-forwarding';
+  });
   const events = randomEvents(SINGLE_VIEW, 9, 300);
   const run = await runEvents(config, events);
   const previous = new Map<string, unknown>();
