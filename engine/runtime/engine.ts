@@ -186,8 +186,9 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
     async idle() {
       // Before its group assigned it partitions a consumer reports no lag at all: not idle.
       if (assigned.size < allConsumers.length) return false;
-      const lags = await Promise.all(allConsumers.map((c) => c.lag()));
-      return lags.every((partitions) => partitions.every((p) => p.lag === 0));
+      // A lag query that fails (a slow broker) proves nothing: not idle yet, ask again later.
+      const lags = await Promise.all(allConsumers.map((c) => c.lag())).catch(() => null);
+      return lags !== null && lags.every((partitions) => partitions.every((p) => p.lag === 0));
     },
     stop() {
       stopping ??= close();

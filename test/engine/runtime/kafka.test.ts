@@ -92,16 +92,29 @@ async function produce(broker: Broker, events: readonly InputEvent[]) {
   await producer.disconnect();
 }
 
-/** Reads the output topic until the engine is idle and nothing new arrives; last value per key. */
+/** Reads the output topic until the engine is idle and nothing new arrives; last value per key.
+ *  Fails at once if the engine fails, and says what was still pending on a timeout. */
 async function collect(
   engine: RunningEngine,
   reader: BrokerConsumer,
   last: Map<string, unknown>,
   timeoutMs = 90_000,
 ) {
+  let failure: unknown;
+  engine.done.catch((error: unknown) => {
+    failure = error;
+  });
   const deadline = Date.now() + timeoutMs;
   for (let quiet = 0; quiet < 3; ) {
-    if (Date.now() > deadline) throw new Error('engine did not converge in time');
+    if (failure) throw new Error(`engine failed: ${(failure as Error).message}`);
+    if (Date.now() > deadline) {
+      const lags = await Promise.all(
+        [...engine.consumers.values()].map((c) => c.lag().catch((e: Error) => e.message)),
+      );
+      throw new Error(
+        `engine did not converge in time; lags: ${JSON.stringify(lags)}; ready: ${await engine.ready()}`,
+      );
+    }
     const batch = await reader.consume(500, 300);
     for (const m of batch) last.set(m.key?.toString() ?? '', m.value ? JSON.parse(m.value.toString()) : null);
     quiet = batch.length === 0 && (await engine.idle()) ? quiet + 1 : 0;
@@ -129,36 +142,42 @@ const PHASE_B: InputEvent[] = [
 test('Kafka mode with MongoStore converges to the embedded result, across a restart', async () => {
   const config = kafkaConfig();
   const broker = createKafkaBroker({ properties: kafka.properties });
-  const first = await start(config);
-  const readyAtStart = await first.engine.ready();
+  const running: RunningEngine[] = [];
   const reader = broker.consumer({ groupId: 'e2e-output-reader', properties: kafka.properties });
-  await reader.connect();
-  reader.subscribe([kafka.topic('output')]);
   const last = new Map<string, unknown>();
-  await until('the engine is ready', () => first.engine.ready());
-  await until(
-    'the reader is assigned',
-    async () => (await reader.consume(1, 100)).length > 0 || reader.assignment().length > 0,
-  );
+  try {
+    const first = await start(config);
+    running.push(first.engine);
+    const readyAtStart = await first.engine.ready();
+    await reader.connect();
+    reader.subscribe([kafka.topic('output')]);
+    await until('the engine is ready', () => first.engine.ready());
+    await until(
+      'the reader is assigned',
+      async () => (await reader.consume(1, 100)).length > 0 || reader.assignment().length > 0,
+    );
 
-  await produce(broker, PHASE_A);
-  await collect(first.engine, reader, last);
-  assert.ok(await first.engine.ready(), 'ready once assigned and the store answers');
-  assert.not.ok(readyAtStart, 'not ready before the consumers are assigned');
-  await first.engine.stop();
+    await produce(broker, PHASE_A);
+    await collect(first.engine, reader, last);
+    assert.ok(await first.engine.ready(), 'ready once assigned and the store answers');
+    assert.not.ok(readyAtStart, 'not ready before the consumers are assigned');
+    await first.engine.stop();
 
-  // A new instance resumes from the committed offsets; input produced while it was down is not lost.
-  await produce(broker, PHASE_B);
-  const second = await start(config);
-  await collect(second.engine, reader, last);
-  await second.engine.stop();
-  await reader.disconnect();
+    // A new instance resumes from the committed offsets; input produced while it was down is not lost.
+    await produce(broker, PHASE_B);
+    const second = await start(config);
+    running.push(second.engine);
+    await collect(second.engine, reader, last);
+  } finally {
+    // Connected librdkafka clients keep the process alive: close them whatever happened.
+    await Promise.allSettled(running.map((engine) => engine.stop()));
+    await reader.disconnect().catch(() => undefined);
+  }
 
   const embedded = await runEvents(configFor(SINGLE_VIEW), [...PHASE_A, ...PHASE_B]);
-  const expected = new Map([...embedded.last].map(([k, v]) => [k, v]));
   const live = (entries: Map<string, unknown>) =>
     Object.fromEntries([...entries].filter(([, v]) => v !== null).sort());
-  assert.equal(live(last), live(expected), 'live keys: same final aggregates as embedded mode');
+  assert.equal(live(last), live(embedded.last), 'live keys: same final aggregates as embedded mode');
   assert.is(last.get('{"id":2}'), null, 'deleted head ends on a tombstone');
 });
 
