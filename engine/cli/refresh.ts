@@ -1,7 +1,7 @@
 import { type Config, ConfigError, loadConfig } from '../config/index.ts';
 import type { CliCommand } from './command.ts';
 import { progressReporter } from './progress.ts';
-import { printWarnings, reportConfigError } from './report.ts';
+import { loadConfigOrReport, reportConfigError } from './report.ts';
 
 export const refreshCommand: CliCommand = {
   name: 'refresh',
@@ -21,26 +21,20 @@ Options:
   positionals: 1,
   async run({ positionals, values }, io) {
     const source = positionals[0] as string;
-    let config: Config;
-    try {
-      const loaded = await loadConfig(source);
-      printWarnings(loaded.warnings, io);
-      config = loaded.config;
-    } catch (error) {
-      return reportConfigError(error, io, source);
-    }
+    const config = await loadConfigOrReport(source, io);
+    if (typeof config === 'number') return config;
     const [
       { resolveSecrets },
       { compileConfig },
       { engineClients },
-      { MongoStore },
+      { createMongoStore },
       { createKafkaBroker },
       { refreshHeads },
     ] = await Promise.all([
       import('../secrets/index.ts'),
       import('../runtime/compile.ts'),
       import('../runtime/clients.ts'),
-      import('../store/index.ts'),
+      import('../runtime/mongo-store.ts'),
       import('../broker/kafka/index.ts'),
       import('../refresh/refresh.ts'),
     ]);
@@ -52,13 +46,7 @@ Options:
     }
     try {
       const secrets = await resolveSecrets(config);
-      const persistence = config.processor.persistence.config;
-      const store = new MongoStore({
-        ...compiled.layout,
-        url: secrets.persistenceUrl,
-        database: persistence.database ?? null,
-        appName: persistence.appName ?? null,
-      });
+      const store = createMongoStore(compiled, secrets.persistenceUrl);
       const producer = createKafkaBroker({ properties: {} }).producer({
         properties: engineClients(config, secrets).internalProducer,
       });

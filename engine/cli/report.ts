@@ -1,4 +1,5 @@
 import { ConfigError, type ConfigIssue, formatIssue } from '../config/errors.ts';
+import { type Config, loadConfig } from '../config/index.ts';
 import type { CliIo } from './command.ts';
 
 export function printWarnings(warnings: readonly ConfigIssue[], io: CliIo): void {
@@ -12,4 +13,15 @@ export function reportConfigError(error: unknown, io: CliIo, source: string): nu
   io.err(`${error.source ?? source}: invalid, ${count}`);
   for (const issue of error.issues) io.err(`  ${formatIssue(issue)}`);
   return 1;
+}
+
+/** Loads a configuration for a command: the config, or the exit code after printing why not. */
+export async function loadConfigOrReport(source: string, io: CliIo): Promise<Config | number> {
+  try {
+    const { config, warnings } = await loadConfig(source);
+    printWarnings(warnings, io);
+    return config;
+  } catch (error) {
+    return reportConfigError(error, io, source);
+  }
 }

@@ -6,8 +6,8 @@ import { createEngineMetrics } from '../metrics/index.ts';
 import { deadLetterTopics, engineClients, topicsOnConnection } from '../runtime/clients.ts';
 import { compileConfig } from '../runtime/compile.ts';
 import { startEngine } from '../runtime/engine.ts';
+import { createMongoStore } from '../runtime/mongo-store.ts';
 import { resolveSecrets } from '../secrets/index.ts';
-import { MongoStore } from '../store/index.ts';
 import type { CliIo } from './command.ts';
 import { serveApi } from './serve-api.ts';
 
@@ -22,13 +22,7 @@ const STOP_TIMEOUT_MS = 30_000;
 export async function runKafkaMode(config: Config, logger: Logger, io: CliIo): Promise<number> {
   const secrets = await resolveSecrets(config);
   const compiled = compileConfig(config);
-  const persistence = config.processor.persistence.config;
-  const store = new MongoStore({
-    ...compiled.layout,
-    url: secrets.persistenceUrl,
-    database: persistence.database ?? null,
-    appName: persistence.appName ?? null,
-  });
+  const store = createMongoStore(compiled, secrets.persistenceUrl);
   const metrics = createEngineMetrics();
   const clients = engineClients(config, secrets);
   // Startup checks (metadata) go through the output producer's connection.

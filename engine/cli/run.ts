@@ -3,7 +3,7 @@ import { type Config, ConfigError, loadConfig } from '../config/index.ts';
 import { createLogger } from '../logging/logger.ts';
 import type { CliCommand, CliIo } from './command.ts';
 import { progressReporter } from './progress.ts';
-import { printWarnings, reportConfigError } from './report.ts';
+import { loadConfigOrReport, reportConfigError } from './report.ts';
 
 export const runCommand: CliCommand = {
   name: 'run',
@@ -37,14 +37,8 @@ Options:
   async run({ positionals, values }, io) {
     const source = positionals[0] as string;
     const logger = createLogger(values['log-level'] as string | undefined);
-    let config: Config;
-    try {
-      const loaded = await loadConfig(source);
-      printWarnings(loaded.warnings, io);
-      config = loaded.config;
-    } catch (error) {
-      return reportConfigError(error, io, source);
-    }
+    const config = await loadConfigOrReport(source, io);
+    if (typeof config === 'number') return config;
     try {
       // Loaded on demand: validate/schema/explain need neither librdkafka nor the MongoDB driver.
       if (!values.embedded) return await (await import('./run-kafka.ts')).runKafkaMode(config, logger, io);

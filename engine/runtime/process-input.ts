@@ -3,6 +3,7 @@ import type { ConsumedMessage, ProducerRecord } from '../broker/types.ts';
 import { type ChangeEvent, parseChangeEvent } from '../change-event/parse.ts';
 import { encodeInternalUpdate, type InternalUpdate } from '../internal-updates/message.ts';
 import type { RecordWrite } from '../store/types.ts';
+import { retryBatch } from './batch-retry.ts';
 import type { RuntimeContext } from './context.ts';
 
 /**
@@ -44,11 +45,14 @@ export async function processInputBatch(
     }
   }
 
-  const updates = latest.size > 0 ? await applyChanges(ctx, nodeId, [...latest.values()]) : [];
-  await Promise.all([
-    ...updates.map((u) => ctx.internalProducer.produce(encodeInternalUpdate(ctx.internalTopic, u))),
-    ...deadLetters.map((r) => ctx.producer.produce(r)),
-  ]);
+  const updates = await retryBatch(ctx.logger, nodeId, async () => {
+    const found = latest.size > 0 ? await applyChanges(ctx, nodeId, [...latest.values()]) : [];
+    await Promise.all([
+      ...found.map((u) => ctx.internalProducer.produce(encodeInternalUpdate(ctx.internalTopic, u))),
+      ...deadLetters.map((r) => ctx.producer.produce(r)),
+    ]);
+    return found;
+  });
   ctx.metrics.produced.inc({ kind: 'internal-update' }, updates.length);
   ctx.metrics.produced.inc({ kind: 'dead-letter' }, deadLetters.length);
   ctx.metrics.storeRoundTrips.set(ctx.store.counters.roundTrips);

@@ -3,6 +3,7 @@ import type { InternalUpdate } from '../internal-updates/message.ts';
 import { planOutput } from '../output/messages.ts';
 import type { JsonValue } from '../record/json.ts';
 import type { EmittedWrite } from '../store/types.ts';
+import { retryBatch } from './batch-retry.ts';
 import type { RuntimeContext } from './context.ts';
 
 /**
@@ -19,7 +20,11 @@ export async function recomputeHeads(ctx: RuntimeContext, updates: readonly Inte
     if (list) list.push(u);
     else byHead.set(u.head, [u]);
   }
-  await Promise.all([...byHead].map(([head, list]) => recomputeHead(ctx, head, list)));
+  await Promise.all(
+    [...byHead].map(([head, list]) =>
+      retryBatch(ctx.logger, 'internal-updates', () => recomputeHead(ctx, head, list)),
+    ),
+  );
   ctx.metrics.storeRoundTrips.set(ctx.store.counters.roundTrips);
   end();
 }

@@ -11,10 +11,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import Kafka from 'node-rdkafka';
+import { freePorts, killGroup, stopProcess } from './process.ts';
 
 export interface KafkaFixture {
   /** `host:port[,host:port]` of the cluster. */
@@ -190,38 +190,4 @@ function metadataTopics(properties: Record<string, string>, timeoutMs: number): 
 /** librdkafka parses every property from a string; its typings want numbers for some. */
 function clientConfig(properties: Record<string, string>): Record<string, string | number | boolean> {
   return { ...properties };
-}
-
-async function freePorts(count: number): Promise<number[]> {
-  // Hold every server open until all ports are known, so the same port is not handed out twice.
-  const servers = await Promise.all(
-    Array.from({ length: count }, () => {
-      const server = createServer();
-      return new Promise<ReturnType<typeof createServer>>((done, fail) => {
-        server.once('error', fail);
-        server.listen(0, '127.0.0.1', () => done(server));
-      });
-    }),
-  );
-  const ports = servers.map((s) => (s.address() as { port: number }).port);
-  await Promise.all(servers.map((s) => new Promise((done) => s.close(done))));
-  return ports;
-}
-
-function killGroup(child: ChildProcess, signal: NodeJS.Signals = 'SIGKILL'): void {
-  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
-  try {
-    process.kill(-child.pid, signal);
-  } catch {
-    // Already gone.
-  }
-}
-
-async function stopProcess(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((done) => child.once('exit', done));
-  killGroup(child, 'SIGTERM');
-  const timer = setTimeout(() => killGroup(child), 3000);
-  await exited;
-  clearTimeout(timer);
 }

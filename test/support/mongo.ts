@@ -10,9 +10,9 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { MongoClient } from 'mongodb';
+import { freePorts, killGroup, stopProcess } from './process.ts';
 
 export interface MongoFixture {
   readonly url: string;
@@ -44,7 +44,7 @@ async function useServer(url: string, database: string): Promise<MongoFixture> {
 }
 
 async function startJongodb(database: string): Promise<MongoFixture> {
-  const port = await freePort();
+  const [port] = await freePorts(1);
   const child = spawn(JONGODB_BIN, ['--host=127.0.0.1', `--port=${port}`], {
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -94,33 +94,4 @@ function readyUri(child: ChildProcess): Promise<string> {
       fail(new Error(`jongodb exited with code ${code}: ${output.slice(-2000)}`));
     });
   });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.once('error', fail);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => done(port));
-    });
-  });
-}
-
-function killGroup(child: ChildProcess, signal: NodeJS.Signals = 'SIGKILL'): void {
-  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
-  try {
-    process.kill(-child.pid, signal);
-  } catch {
-    // Already gone.
-  }
-}
-
-async function stopProcess(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((done) => child.once('exit', done));
-  killGroup(child, 'SIGTERM');
-  const timer = setTimeout(() => killGroup(child), 3000);
-  await exited;
-  clearTimeout(timer);
 }

@@ -2,7 +2,7 @@ import Kafka, { type LibrdKafkaError, type DeliveryReport as RdDeliveryReport } 
 import type { Logger } from 'pino';
 import type { BrokerProducer, ClientProperties, DeliveryReport, ProducerRecord } from '../types.ts';
 import { connectClient } from './connect.ts';
-import { ERR, KafkaClientError } from './errors.ts';
+import { ERR, isFatalProducerError, KafkaClientError } from './errors.ts';
 import { bootstrapServers, producerProperties, topicProperties } from './properties.ts';
 
 interface PendingDelivery {
@@ -17,11 +17,20 @@ const POLL_INTERVAL_MS = 5;
 /**
  * An idempotent producer (`acks=all`) on node-rdkafka. Each `produce` resolves with its own
  * delivery report: the report carries the record's sequence number as librdkafka's opaque value.
+ *
+ * After a fatal error (e.g. an out-of-order sequence number) an idempotent librdkafka producer
+ * fails every record forever; librdkafka's remedy is a new producer. So the records awaiting
+ * delivery are rejected at once, and the next `produce` replaces the client with a fresh one
+ * (a new producer id): the caller retries what failed, nothing needs a process restart.
  */
 export class KafkaBrokerProducer implements BrokerProducer {
-  readonly #client: Kafka.Producer;
+  #client: Kafka.Producer;
+  readonly #properties: ClientProperties;
+  readonly #logger: Logger | undefined;
   readonly #servers: string;
   readonly #timeoutMs: number;
+  #fatal: LibrdKafkaError | null = null;
+  #replacing: Promise<void> | null = null;
   readonly #pending = new Map<number, PendingDelivery>();
   /** Wakes `produce` calls waiting for room in librdkafka's full local queue. */
   #roomWaiters: Array<() => void> = [];
@@ -31,10 +40,24 @@ export class KafkaBrokerProducer implements BrokerProducer {
   constructor(options: { properties: ClientProperties; timeoutMs: number; logger: Logger | undefined }) {
     this.#servers = bootstrapServers(options.properties);
     this.#timeoutMs = options.timeoutMs;
-    const properties = producerProperties(options.properties);
-    this.#client = new Kafka.Producer({ ...properties, dr_cb: true }, topicProperties(properties));
-    this.#client.on('delivery-report', (err, report) => this.#onDelivery(err, report));
-    this.#client.on('event.error', (err) => options.logger?.warn({ err }, 'kafka producer error'));
+    this.#logger = options.logger;
+    this.#properties = producerProperties(options.properties);
+    this.#client = this.#createClient();
+  }
+
+  #createClient(): Kafka.Producer {
+    const client = new Kafka.Producer(
+      { ...this.#properties, dr_cb: true },
+      topicProperties(this.#properties),
+    );
+    client.on('delivery-report', (err, report) => {
+      if (client === this.#client) this.#onDelivery(err, report);
+    });
+    client.on('event.error', (err) => {
+      this.#logger?.warn({ err }, 'kafka producer error');
+      if (client === this.#client && isFatalProducerError(err)) this.#failAll(err);
+    });
+    return client;
   }
 
   async connect(): Promise<void> {
@@ -42,6 +65,7 @@ export class KafkaBrokerProducer implements BrokerProducer {
   }
 
   async produce(record: ProducerRecord): Promise<DeliveryReport> {
+    if (this.#fatal) await this.#replaceClient();
     const opaque = ++this.#sequence;
     const delivered = new Promise<DeliveryReport>((resolve, reject) =>
       this.#pending.set(opaque, { topic: record.topic, resolve, reject }),
@@ -103,8 +127,41 @@ export class KafkaBrokerProducer implements BrokerProducer {
         pending.resolve({ topic: report.topic, partition: report.partition, offset: report.offset });
       }
     }
+    if (err && isFatalProducerError(err)) this.#failAll(err);
     for (const wake of this.#roomWaiters.splice(0)) wake();
     if (this.#pending.size === 0) this.#stopPolling();
+  }
+
+  /** A fatal error: no record awaiting delivery can succeed any more, reject them all now. */
+  #failAll(err: LibrdKafkaError): void {
+    if (this.#fatal) return;
+    this.#fatal = err;
+    this.#logger?.error({ err }, 'fatal kafka producer error: the producer will be replaced');
+    for (const pending of this.#pending.values()) {
+      pending.reject(
+        new KafkaClientError(
+          `delivery to ${pending.topic} on ${this.#servers} failed (fatal producer error)`,
+          err,
+        ),
+      );
+    }
+    this.#pending.clear();
+    for (const wake of this.#roomWaiters.splice(0)) wake();
+  }
+
+  /** Swaps in a connected fresh client (once, whoever asks first); the old one closes behind. */
+  #replaceClient(): Promise<void> {
+    this.#replacing ??= (async () => {
+      const old = this.#client;
+      const fresh = this.#createClient();
+      await connectClient(fresh, 'producer', this.#servers, this.#timeoutMs);
+      this.#client = fresh;
+      this.#fatal = null;
+      old.disconnect(this.#timeoutMs, () => {});
+    })().finally(() => {
+      this.#replacing = null;
+    });
+    return this.#replacing;
   }
 
   /** Polls only while reports are awaited, so an idle producer holds no timer. */

@@ -1,11 +1,7 @@
 import { MongoError, MongoNetworkError, MongoServerSelectionError } from 'mongodb';
+import { type RetryPolicy, withRetry as retry } from '../../retry/index.ts';
 
-export interface RetryPolicy {
-  /** Attempts in all, the first included. */
-  readonly attempts: number;
-  readonly baseDelayMs: number;
-  readonly maxDelayMs: number;
-}
+export type { RetryPolicy };
 
 export const DEFAULT_RETRY: RetryPolicy = { attempts: 5, baseDelayMs: 100, maxDelayMs: 2000 };
 
@@ -19,21 +15,7 @@ export function isTransient(err: unknown): boolean {
   return typeof err.code === 'number' && TRANSIENT_CODES.has(err.code);
 }
 
-/**
- * Runs `operation`, retrying transient failures with exponential backoff (with jitter) up to
- * the policy's bound. Every operation the store retries is idempotent (writes by `__pk`).
- */
-export async function withRetry<T>(
-  operation: () => Promise<T>,
-  policy: RetryPolicy = DEFAULT_RETRY,
-): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await operation();
-    } catch (err) {
-      if (attempt >= policy.attempts || !isTransient(err)) throw err;
-      const delay = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
-      await new Promise((resolve) => setTimeout(resolve, delay * (0.5 + Math.random() / 2)));
-    }
-  }
+/** Runs a store operation, retrying transient MongoDB failures (every one is idempotent: by `__pk`). */
+export function withRetry<T>(operation: () => Promise<T>, policy: RetryPolicy = DEFAULT_RETRY): Promise<T> {
+  return retry(operation, { ...policy, retryable: isTransient });
 }
