@@ -180,7 +180,8 @@ function metadataTopics(properties: Record<string, string>, timeoutMs: number): 
   const client = new Kafka.Producer(clientConfig(properties));
   return new Promise<Set<string>>((done, fail) => {
     client.connect({ timeout: timeoutMs }, (err, metadata) => {
-      client.disconnect(() => {});
+      // A client that failed to connect throws on disconnect ("Producer not connected").
+      if (client.isConnected()) client.disconnect(() => {});
       if (err) fail(new Error(err.message));
       else done(new Set(metadata.topics.map((t) => t.name)));
     });

@@ -89,6 +89,8 @@ export class KafkaBrokerProducer implements BrokerProducer {
           continue;
         }
         this.#pending.delete(opaque);
+        // The client can turn fatal before its error event arrives: the next produce replaces it.
+        if (isFatalProducerError(error as LibrdKafkaError)) this.#failAll(error as LibrdKafkaError);
         throw new KafkaClientError(`producing to ${record.topic} on ${this.#servers}`, error as Error);
       }
     }
