@@ -76,12 +76,15 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
   const internal = config.processor.internalUpdates.config;
   const outputTopic = config.producer.config.topic;
 
-  await assertTopicsExist(broker, [
-    ...compiled.topics.values(),
-    internal.topic,
-    outputTopic,
-    ...(options.deadLetterTopics?.values() ?? []),
-  ]);
+  await assertTopicsExist(
+    broker,
+    options.requiredTopics ?? [
+      ...compiled.topics.values(),
+      internal.topic,
+      outputTopic,
+      ...(options.deadLetterTopics?.values() ?? []),
+    ],
+  );
   await store.open();
 
   const producer = broker.producer({ properties: clients.producer });
@@ -116,7 +119,7 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
   // than partitions is a valid deployment).
   const assigned = new Set<string>();
   const eventsOf = (part: string) => ({
-    next: (event: RebalanceEvent) => event.kind === 'assign' && assigned.add(part),
+    next: (event: RebalanceEvent) => (event.kind === 'assign' ? assigned.add(part) : assigned.delete(part)),
   });
   const stop = new Subject<void>();
   const batching = {
