@@ -45,10 +45,11 @@ export async function computeAggregates(
   }
 
   const result = new Map<string, Aggregate>();
+  const outEdges = outEdgesByChild(topology, inSubgraph);
   records.forEach((record, i) => {
     result.set(
       record.ck,
-      build(topology, links, included[i] as Map<string, Map<string, StoredRecord>>, head, record),
+      build(outEdges, links, included[i] as Map<string, Map<string, StoredRecord>>, head, record),
     );
   });
   return result;
@@ -86,18 +87,32 @@ function linkedToEveryParent(
   return result ?? new Map();
 }
 
+/** Per node of the subgraph, its out-edges grouped by child node (computed once per batch). */
+type OutEdges = ReadonlyMap<string, ReadonlyMap<string, readonly StoreEdge[]>>;
+
+function outEdgesByChild(topology: Topology, nodes: ReadonlySet<string>): OutEdges {
+  const result = new Map<string, Map<string, StoreEdge[]>>();
+  for (const nodeId of nodes) {
+    const byChild = new Map<string, StoreEdge[]>();
+    for (const edge of node(topology, nodeId).out) {
+      const list = byChild.get(edge.child);
+      if (list) list.push(edge);
+      else byChild.set(edge.child, [edge]);
+    }
+    result.set(nodeId, byChild);
+  }
+  return result;
+}
+
 function build(
-  topology: Topology,
+  outEdges: OutEdges,
   links: ReadonlyMap<string, EdgeLinks>,
   nodes: ReadonlyMap<string, ReadonlyMap<string, StoredRecord>>,
   nodeId: string,
   record: StoredRecord,
 ): Aggregate {
-  const edgesByChild = new Map<string, StoreEdge[]>();
-  for (const edge of node(topology, nodeId).out)
-    edgesByChild.set(edge.child, [...(edgesByChild.get(edge.child) ?? []), edge]);
   const dependencies: Record<string, Aggregate[]> = {};
-  for (const [child, edges] of edgesByChild) {
+  for (const [child, edges] of outEdges.get(nodeId) ?? []) {
     const members = nodes.get(child);
     // Several edges to one child node must all link (like several in-edges, §1): intersect them.
     // The store returns each list ordered by ck, and filtering keeps that order (§4).
@@ -105,7 +120,7 @@ function build(
     const linked = first.filter(
       (c) => members?.has(c.ck) && others.every((list) => list.some((o) => o.ck === c.ck)),
     );
-    dependencies[child] = linked.map((c) => build(topology, links, nodes, child, c));
+    dependencies[child] = linked.map((c) => build(outEdges, links, nodes, child, c));
   }
   return { value: record.value, dependencies };
 }

@@ -23,10 +23,19 @@ async function until(what: string, check: () => Promise<boolean>, timeoutMs = 60
 }
 
 test('run: ready over HTTP, aggregates, items route, SIGTERM exits 0 after a graceful stop', async () => {
-  const [kafka, mongo] = await Promise.all([
-    startKafka({ topics: { customers: 1, orders: 1, items: 1, internal: 1, output: 1 } }),
+  // Five topics of two partitions: a set Mokapi 0.52 serves (see test/support/kafka.ts).
+  const started = await Promise.allSettled([
+    startKafka({ topics: { customers: 2, orders: 2, items: 2, internal: 2, output: 2 } }),
     startMongo(),
   ]);
+  const [kafkaStart, mongoStart] = started;
+  if (kafkaStart.status === 'rejected' || mongoStart.status === 'rejected') {
+    // Stop whichever fixture did start: a live child process would keep this file running.
+    await Promise.allSettled(started.map((r) => (r.status === 'fulfilled' ? r.value.stop() : undefined)));
+    throw kafkaStart.status === 'rejected' ? kafkaStart.reason : (mongoStart as PromiseRejectedResult).reason;
+  }
+  const kafka = kafkaStart.value;
+  const mongo = mongoStart.value;
   const [port] = await freePorts(1);
   const dir = mkdtempSync(join(tmpdir(), 'streamfold-run-'));
   const config = configFor(SINGLE_VIEW, (d) => {

@@ -1,0 +1,45 @@
+import type { WorkloadId } from '../workloads/index.ts';
+
+export type Target = 'ceiling' | 'memory' | 'mongo';
+
+/** One measured run, executed in a process of its own (peak RSS is that process's). */
+export interface RunSpec {
+  readonly workload: WorkloadId;
+  readonly target: Target;
+  /** Measured input events. */
+  readonly events: number;
+  readonly seed: number;
+  /** W3: customers in the population. */
+  readonly scale: number;
+  /** Paced feeding in events/s (latency at a given load); absent: as fast as possible. */
+  readonly rate?: number;
+  /** Generate events while feeding instead of before (million-event RSS runs). */
+  readonly lazy?: boolean;
+  readonly partitions: number;
+  /** Batches read ahead per consumer; absent: the engine's default. */
+  readonly maxInFlight?: number;
+}
+
+export interface RunResult {
+  readonly spec: RunSpec;
+  readonly seconds: number;
+  readonly inputPerSecond: number;
+  readonly outputMessages: number;
+  readonly outputPerSecond: number;
+  readonly latencyMs: {
+    p50: number | null;
+    p99: number | null;
+    max: number | null;
+    samples: number;
+    unanswered: number;
+  };
+  /** Store requests per measured input event (MemoryStore: calls). Null for the ceiling. */
+  readonly roundTripsPerEvent: number | null;
+  /** Internal updates consumed / left after compression (head recomputes). */
+  readonly internalUpdates: { consumed: number; recomputes: number; ratio: number | null } | null;
+  /** Child updates fed (W3: the measured stream) per head recompute. */
+  readonly childUpdatesPerRecompute: number | null;
+  readonly peakRssMb: number;
+  /** The stand-in is not MongoDB: its speed says nothing, only its round-trip counts do. */
+  readonly standIn?: boolean;
+}

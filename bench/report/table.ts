@@ -1,0 +1,51 @@
+import type { RunResult } from '../harness/types.ts';
+
+export interface TableRow {
+  readonly label: string;
+  readonly result: RunResult;
+  /** The same workload's ceiling events/s in this run. */
+  readonly ceiling: number | null;
+}
+
+const COLUMNS = [
+  'run',
+  'events',
+  'events/s',
+  'x ceiling',
+  'out msg/s',
+  'p50 ms',
+  'p99 ms',
+  'rt/event',
+  'compression',
+  'peak RSS MB',
+] as const;
+
+const number = (value: number | null | undefined, digits = 0): string =>
+  value === null || value === undefined || !Number.isFinite(value)
+    ? '-'
+    : value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+
+/** A fixed-width text table of the runs, one line each. */
+export function formatTable(rows: readonly TableRow[]): string {
+  const cells = rows.map(({ label, result, ceiling }) => {
+    const standIn = result.standIn ? ' (stand-in)' : '';
+    return [
+      `${label}${standIn}`,
+      number(result.spec.events),
+      number(result.inputPerSecond),
+      result.spec.target === 'ceiling' || !ceiling ? '-' : number(result.inputPerSecond / ceiling, 2),
+      number(result.outputPerSecond),
+      number(result.latencyMs.p50),
+      number(result.latencyMs.p99),
+      number(result.roundTripsPerEvent, 4),
+      number(result.internalUpdates?.ratio, 2),
+      number(result.peakRssMb),
+    ];
+  });
+  const widths = COLUMNS.map((title, i) =>
+    Math.max(title.length, ...cells.map((row) => row[i]?.length ?? 0)),
+  );
+  const line = (row: readonly string[]) =>
+    row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0))).join('  ');
+  return [line(COLUMNS), line(widths.map((w) => '-'.repeat(w))), ...cells.map(line)].join('\n');
+}

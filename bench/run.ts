@@ -1,0 +1,225 @@
+/**
+ * The benchmark suite: `npm run bench [-- options]`.
+ *
+ *   --quick                 small runs (under 2 minutes), for local checks
+ *   --workloads=W1,W2,W3,W4 workloads to run (default all)
+ *   --stores=memory,mongo   engine targets (default both; the ceiling always runs)
+ *   --events=N              measured events per MemoryStore run (default 200000; quick 20000)
+ *   --mongo-events=N        measured events per MongoStore run (default 5000; quick 1000)
+ *   --seed=N                generator seed (default 42)
+ *   --no-latency            skip the W1 latency run at half the maximum throughput
+ *   --rss-million           add W1 on MongoStore with 1,000,000 events (peak RSS; slow on the stand-in)
+ *
+ * Every run is a child process of its own (`bench/harness/child.ts`), so its peak RSS is its
+ * own. Prints a table, writes `bench/results/<timestamp>.json` and `bench/results/latest.svg`,
+ * and on a full run (not --quick) the README's chart `bench/chart.svg`.
+ */
+import { spawn } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { RESULT_PREFIX } from './harness/child.ts';
+import type { RunResult, RunSpec, Target } from './harness/types.ts';
+import { renderChart } from './report/chart.ts';
+import { formatTable, type TableRow } from './report/table.ts';
+import { WORKLOADS, type WorkloadId } from './workloads/index.ts';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const { values } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    workloads: { type: 'string', default: 'W1,W2,W3,W4' },
+    stores: { type: 'string', default: 'memory,mongo' },
+    events: { type: 'string' },
+    'mongo-events': { type: 'string' },
+    seed: { type: 'string', default: '42' },
+    'no-latency': { type: 'boolean', default: false },
+    'rss-million': { type: 'boolean', default: false },
+  },
+});
+
+const quick = values.quick;
+const workloads = list(values.workloads, Object.keys(WORKLOADS)) as WorkloadId[];
+const stores = list(values.stores, ['memory', 'mongo']) as Target[];
+const events = positive(values.events, quick ? 20_000 : 200_000, '--events');
+const mongoEvents = positive(values['mongo-events'], quick ? 1_000 : 5_000, '--mongo-events');
+const seed = positive(values.seed, 42, '--seed');
+/**
+ * W3's customers: enough heads that compression, not a tiny key space, explains the ratio.
+ * Fewer on MongoStore: the stand-in slows down superlinearly with its content.
+ */
+const w3Scale = { memory: quick ? 300 : 2000, mongo: quick ? 20 : 30 };
+const PARTITIONS = 4;
+/** Longest single run before it is stopped and reported as failed. */
+const RUN_TIMEOUT_MS = 10 * 60_000;
+
+function list(text: string, known: readonly string[]): string[] {
+  const items = text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const unknown = items.filter((i) => !known.includes(i));
+  if (unknown.length > 0)
+    fail(`unknown value(s) ${unknown.join(', ')}; expected some of ${known.join(', ')}`);
+  return items;
+}
+
+function positive(text: string | undefined, fallback: number, flag: string): number {
+  if (text === undefined) return fallback;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n <= 0) fail(`${flag} must be a positive integer, got "${text}"`);
+  return n;
+}
+
+function fail(message: string): never {
+  console.error(`bench: ${message}`);
+  process.exit(2);
+}
+
+function runChild(spec: RunSpec): Promise<RunResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', join(here, 'harness/child.ts'), JSON.stringify(spec)],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
+    // A run that hangs (a stalled stand-in) is stopped; SIGTERM lets it stop its database.
+    const timer = setTimeout(() => child.kill('SIGTERM'), RUN_TIMEOUT_MS);
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    child.once('error', reject);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      const line = output.split('\n').find((l) => l.startsWith(RESULT_PREFIX));
+      if (code === 0 && line) resolve(JSON.parse(line.slice(RESULT_PREFIX.length)) as RunResult);
+      else reject(new Error(`bench run ${JSON.stringify(spec)} failed (exit ${code})`));
+    });
+  });
+}
+
+const rows: TableRow[] = [];
+const results: RunResult[] = [];
+const failures: string[] = [];
+/** Runs one child; a failed run is reported and left out, so the others still count. */
+async function measure(label: string, spec: RunSpec, ceiling: number | null): Promise<RunResult | null> {
+  process.stderr.write(`bench: ${label} ...\n`);
+  try {
+    const result = await runChild(spec);
+    rows.push({ label, result, ceiling });
+    results.push(result);
+    return result;
+  } catch (error) {
+    failures.push(`${label}: ${(error as Error).message}`);
+    process.stderr.write(`bench: ${label} failed: ${(error as Error).message}\n`);
+    return null;
+  }
+}
+
+const started = new Date();
+const base = { seed, partitions: PARTITIONS };
+const ceilings = new Map<WorkloadId, number>();
+const engineRuns = new Map<string, RunResult>();
+for (const id of workloads) {
+  const scale = id === 'W3' ? w3Scale.memory : 0;
+  const ceiling = await measure(
+    `${id} ceiling`,
+    { ...base, workload: id, target: 'ceiling', events, scale },
+    null,
+  );
+  if (ceiling) ceilings.set(id, ceiling.inputPerSecond);
+  for (const store of stores) {
+    const n = store === 'mongo' ? mongoEvents : events;
+    const result = await measure(
+      `${id} ${store}`,
+      {
+        ...base,
+        workload: id,
+        target: store,
+        events: n,
+        scale: store === 'mongo' && id === 'W3' ? w3Scale.mongo : scale,
+      },
+      ceiling?.inputPerSecond ?? null,
+    );
+    if (result) engineRuns.set(`${id} ${store}`, result);
+  }
+}
+const w1Memory = engineRuns.get('W1 memory');
+let halfRate: RunResult | null = null;
+if (w1Memory && !values['no-latency']) {
+  const rate = Math.round(w1Memory.inputPerSecond / 2);
+  halfRate = await measure(
+    `W1 memory @${rate}/s`,
+    { ...base, workload: 'W1', target: 'memory', events, scale: 0, rate },
+    ceilings.get('W1') ?? null,
+  );
+}
+if (values['rss-million']) {
+  await measure(
+    'W1 mongo 1M (RSS)',
+    { ...base, workload: 'W1', target: 'mongo', events: 1_000_000, scale: 0, lazy: true },
+    ceilings.get('W1') ?? null,
+  );
+}
+
+console.log(formatTable(rows));
+const w3 = engineRuns.get('W3 memory');
+if (w3?.childUpdatesPerRecompute)
+  console.log(`W3: ${w3.childUpdatesPerRecompute.toFixed(1)} child updates per head recompute (target >= 5)`);
+
+const resultsDir = join(here, 'results');
+mkdirSync(resultsDir, { recursive: true });
+const stamp = started.toISOString().replace(/[:.]/g, '-');
+const file = join(resultsDir, `${stamp}.json`);
+writeFileSync(
+  file,
+  `${JSON.stringify(
+    {
+      startedAt: started.toISOString(),
+      quick,
+      machine: {
+        cpus: cpus().length,
+        cpu: cpus()[0]?.model,
+        memoryMb: Math.round(totalmem() / 2 ** 20),
+        node: process.version,
+      },
+      ceilings: Object.fromEntries(ceilings),
+      halfRateLatency: halfRate
+        ? { rate: halfRate.spec.rate, p50: halfRate.latencyMs.p50, p99: halfRate.latencyMs.p99 }
+        : null,
+      runs: results,
+      failures,
+    },
+    null,
+    2,
+  )}\n`,
+);
+const bars = (pick: (r: RunResult) => number | null, targets: readonly Target[]) =>
+  workloads.flatMap((id) =>
+    targets.map((target) => {
+      const run = target === 'ceiling' ? undefined : engineRuns.get(`${id} ${target}`);
+      const value = target === 'ceiling' ? (ceilings.get(id) ?? null) : run ? pick(run) : null;
+      return { workload: id, series: target, value };
+    }),
+  );
+// The stand-in's speed says nothing about MongoDB: its runs stay out of the chart (table only).
+const standIn = [...engineRuns.values()].some((r) => r.standIn);
+const charted = stores.filter((s) => s !== 'mongo' || !standIn);
+const chart = renderChart(
+  `streamfold bench ${started.toISOString().slice(0, 10)}, ${cpus().length} cores${quick ? ', quick' : ''}, ${events.toLocaleString('en-US')} events per run`,
+  bars((r) => r.inputPerSecond, ['ceiling', ...charted]),
+  bars((r) => r.latencyMs.p99, charted),
+);
+writeFileSync(join(resultsDir, 'latest.svg'), chart);
+// The README's chart: full runs that include the embedded engine only.
+if (!quick && stores.includes('memory')) writeFileSync(join(here, 'chart.svg'), chart);
+console.log(`\nresults: ${file}`);
+if (failures.length > 0) {
+  console.error(`bench: ${failures.length} run(s) failed:\n${failures.join('\n')}`);
+  process.exitCode = 1;
+}

@@ -1,0 +1,77 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { inputLatencies, percentile } from '../../bench/harness/latency.ts';
+import type { RunResult } from '../../bench/harness/types.ts';
+import { niceMax, renderChart } from '../../bench/report/chart.ts';
+import { formatTable } from '../../bench/report/table.ts';
+
+test('percentile: nearest rank, null when empty', () => {
+  assert.is(percentile([], 0.5), null);
+  assert.is(percentile([7], 0.99), 7);
+  const values = Array.from({ length: 100 }, (_, i) => i + 1);
+  assert.is(percentile(values, 0.5), 50);
+  assert.is(percentile(values, 0.99), 99);
+  assert.is(percentile(values, 1), 100);
+});
+
+test('latency: first output of the head at or after the input; orphans and unanswered', () => {
+  const times = [100, 105, 110, 200, 300];
+  const heads = [1, 1, 2, -1, 1];
+  const outputs = [
+    { head: 1, time: 90 }, // before every input: answers none
+    { head: 1, time: 120 },
+    { head: 2, time: 111 },
+  ];
+  const summary = inputLatencies(times, heads, outputs);
+  // head 1: 100 -> 120 (20), 105 -> 120 (15); head 2: 110 -> 111 (1); 300 unanswered; -1 skipped.
+  assert.is(summary.samples, 3);
+  assert.is(summary.unanswered, 1);
+  assert.is(summary.p50, 15);
+  assert.is(summary.max, 20);
+  assert.equal(inputLatencies([], [], []), { samples: 0, unanswered: 0, p50: null, p99: null, max: null });
+});
+
+test('chart: round axis maxima and one bar per value, nulls left out', () => {
+  assert.is(niceMax(0), 1);
+  assert.is(niceMax(7), 10);
+  assert.is(niceMax(12_000), 20_000);
+  assert.is(niceMax(50), 50);
+  const svg = renderChart(
+    'title <&>',
+    [
+      { workload: 'W1', series: 'ceiling', value: 100_000 },
+      { workload: 'W1', series: 'memory', value: 40_000 },
+      { workload: 'W2', series: 'memory', value: null },
+    ],
+    [{ workload: 'W1', series: 'memory', value: 300 }],
+  );
+  assert.ok(svg.startsWith('<svg'));
+  assert.ok(svg.includes('title &lt;&amp;&gt;'));
+  assert.is((svg.match(/<rect x=/g) ?? []).length, 3 + 2, 'three bars and two legend squares');
+});
+
+test('table: ratio to the ceiling, dashes for missing figures', () => {
+  const result = (target: 'ceiling' | 'memory', perSecond: number): RunResult => ({
+    spec: { workload: 'W1', target, events: 1000, seed: 1, scale: 0, partitions: 4 },
+    seconds: 1000 / perSecond,
+    inputPerSecond: perSecond,
+    outputMessages: 10,
+    outputPerSecond: 10,
+    latencyMs: { p50: null, p99: 12, max: 12, samples: 1, unanswered: 0 },
+    roundTripsPerEvent: target === 'ceiling' ? null : 0.01,
+    internalUpdates: null,
+    childUpdatesPerRecompute: null,
+    peakRssMb: 100,
+  });
+  const text = formatTable([
+    { label: 'W1 ceiling', result: result('ceiling', 80_000), ceiling: null },
+    { label: 'W1 memory', result: result('memory', 20_000), ceiling: 80_000 },
+  ]);
+  const [header, , ceilingLine, memoryLine] = text.split('\n');
+  assert.ok(header?.includes('x ceiling'));
+  assert.ok(memoryLine?.includes('0.25'));
+  assert.ok(memoryLine?.includes('20,000'));
+  assert.ok(ceilingLine?.includes(' - '));
+});
+
+test.run();
