@@ -30,23 +30,32 @@ function failingWrites(store: MemoryStore, failures: number): { store: Store; fa
   return { store: wrapped, failed: () => failed };
 }
 
-test('a failing batch is retried, then processed once the store recovers; nothing is lost', async () => {
-  const config = configFor(SINGLE_VIEW);
-  const compiled = compileConfig(config);
+/** The engine of the single view on an in-process broker, over the store `wrap` returns. */
+async function startWith(wrap: (memory: MemoryStore) => Store) {
+  const compiled = compileConfig(configFor(SINGLE_VIEW));
   const topics = ['customers', 'orders', 'items', 'internal', 'output'];
   const broker = new MemoryBroker({ topics: Object.fromEntries(topics.map((t) => [t, 1])) });
   const memory = new MemoryStore(compiled.layout);
-  const { store, failed } = failingWrites(memory, 2);
   const none = {};
   const engine = await startEngine({
     compiled,
     broker,
-    store,
+    store: wrap(memory),
     logger: pino({ level: 'silent' }),
     clients: { consumer: () => none, producer: none, internalConsumer: none, internalProducer: none },
   });
   const producer = broker.producer();
   await producer.connect();
+  return { broker, memory, engine, producer };
+}
+
+test('a failing batch is retried, then processed once the store recovers; nothing is lost', async () => {
+  let failed = () => 0;
+  const { broker, memory, engine, producer } = await startWith((store) => {
+    const flaky = failingWrites(store, 2);
+    failed = flaky.failed;
+    return flaky.store;
+  });
   await producer.produce({
     topic: 'customers',
     key: Buffer.from('{"id":1}'),
@@ -74,21 +83,9 @@ test('a failing batch is retried, then processed once the store recovers; nothin
 });
 
 test('a batch that keeps failing stops the engine with the error, its offsets uncommitted', async () => {
-  const config = configFor(SINGLE_VIEW);
-  const compiled = compileConfig(config);
-  const topics = ['customers', 'orders', 'items', 'internal', 'output'];
-  const broker = new MemoryBroker({ topics: Object.fromEntries(topics.map((t) => [t, 1])) });
-  const { store } = failingWrites(new MemoryStore(compiled.layout), Number.POSITIVE_INFINITY);
-  const none = {};
-  const engine = await startEngine({
-    compiled,
-    broker,
-    store,
-    logger: pino({ level: 'silent' }),
-    clients: { consumer: () => none, producer: none, internalConsumer: none, internalProducer: none },
-  });
-  const producer = broker.producer();
-  await producer.connect();
+  const { broker, engine, producer } = await startWith(
+    (store) => failingWrites(store, Number.POSITIVE_INFINITY).store,
+  );
   await producer.produce({
     topic: 'customers',
     key: Buffer.from('{"id":1}'),
