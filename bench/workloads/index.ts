@@ -1,15 +1,12 @@
-import type { GenericFilter } from '../../engine/filter/ast.ts';
 import type { JsonObject } from '../../engine/record/json.ts';
+// The graphs the tests use too: one definition of each topology.
+import { DIAMOND, type GraphSpec, SINGLE_VIEW } from '../../test/support/configs.ts';
 import { type BenchEvent, type NodeModel, StreamModel } from './model.ts';
 import { type Random, randomInt, seededRandom } from './random.ts';
 
 export type { BenchEvent } from './model.ts';
 
-/** A graph: parent -> child edges with their filters; node ids are also the topics. */
-export interface GraphSpec {
-  readonly nodes: readonly string[];
-  readonly edges: ReadonlyArray<{ id: string; parent: string; child: string; filter: GenericFilter }>;
-}
+export type { GraphSpec };
 
 export type WorkloadId = 'W1' | 'W2' | 'W3' | 'W4';
 
@@ -22,28 +19,6 @@ export interface Workload {
   /** The measured stream: `count` events, the same for the same seed. */
   stream(count: number, seed: number, scale: number): Iterable<BenchEvent>;
 }
-
-const eq = (foreign: string, local: string): GenericFilter => ({
-  $eq: [{ foreign: [foreign] }, { local: [local] }],
-});
-
-const SINGLE_VIEW: GraphSpec = {
-  nodes: ['customers', 'orders', 'items'],
-  edges: [
-    { id: 'customerOrders', parent: 'customers', child: 'orders', filter: eq('customerId', 'id') },
-    { id: 'orderItems', parent: 'orders', child: 'items', filter: eq('orderId', 'id') },
-  ],
-};
-
-const DIAMOND: GraphSpec = {
-  nodes: ['customers', 'orders', 'payments', 'refunds'],
-  edges: [
-    { id: 'customerOrders', parent: 'customers', child: 'orders', filter: eq('customerId', 'id') },
-    { id: 'customerPayments', parent: 'customers', child: 'payments', filter: eq('customerId', 'id') },
-    { id: 'orderRefunds', parent: 'orders', child: 'refunds', filter: eq('orderId', 'id') },
-    { id: 'paymentRefunds', parent: 'payments', child: 'refunds', filter: eq('paymentId', 'id') },
-  ],
-};
 
 const HEAD_ONLY: GraphSpec = { nodes: ['customers'], edges: [] };
 
