@@ -11,6 +11,8 @@ export interface ChangeEvent {
   readonly key: JsonObject;
   /** The new state for `c`/`r`/`u`; null for `d`. */
   readonly after: JsonObject | null;
+  /** The source's previous state when it sent one (an object), else null. */
+  readonly before: JsonObject | null;
 }
 
 /** Why a message was rejected; the label of `streamfold_invalid_messages_total{reason}`. */
@@ -87,6 +89,7 @@ export function parseChangeEvent(message: Pick<ConsumedMessage, 'key' | 'value'>
       ck: canonicalJson(key.value),
       key: key.value,
       after: op === 'd' ? null : (after as JsonObject),
+      before: isJsonObject(value.value.before) ? value.value.before : null,
     },
   };
 }

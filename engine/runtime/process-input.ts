@@ -2,6 +2,7 @@ import { findAffectedHeads, type RecordVersion } from '../aggregate/affected-hea
 import type { ConsumedMessage, ProducerRecord } from '../broker/types.ts';
 import { type ChangeEvent, parseChangeEvent } from '../change-event/parse.ts';
 import { encodeInternalUpdate, type InternalUpdate } from '../internal-updates/message.ts';
+import type { JsonObject } from '../record/json.ts';
 import type { RecordWrite } from '../store/types.ts';
 import { retryBatch } from './batch-retry.ts';
 import type { RuntimeContext } from './context.ts';
@@ -19,13 +20,16 @@ export async function processInputBatch(
   const end = ctx.metrics.batchSeconds.startTimer({ pipeline: nodeId });
   ctx.metrics.consumed.inc({ node: nodeId }, messages.length);
   const latest = new Map<string, ChangeEvent>();
+  const befores = new Map<string, JsonObject[]>();
   const deadLetters: ProducerRecord[] = [];
   for (const message of messages) {
     const parsed = parseChangeEvent(message);
     if (parsed.kind === 'change') {
       // Within a batch only the final state of a key is stored; its old version comes from the store.
-      latest.delete(parsed.event.ck);
-      latest.set(parsed.event.ck, parsed.event);
+      const { ck, before } = parsed.event;
+      latest.delete(ck);
+      latest.set(ck, parsed.event);
+      if (before) befores.set(ck, [...(befores.get(ck) ?? []), before]);
     } else if (parsed.kind === 'tombstone') {
       ctx.metrics.tombstones.inc({ node: nodeId });
     } else {
@@ -45,32 +49,51 @@ export async function processInputBatch(
     }
   }
 
-  const updates = await retryBatch(ctx.logger, nodeId, async () => {
-    const found = latest.size > 0 ? await applyChanges(ctx, nodeId, [...latest.values()]) : [];
-    await Promise.all([
-      ...found.map((u) => ctx.internalProducer.produce(encodeInternalUpdate(ctx.internalTopic, u))),
-      ...deadLetters.map((r) => ctx.producer.produce(r)),
-    ]);
-    return found;
-  });
-  ctx.metrics.produced.inc({ kind: 'internal-update' }, updates.length);
-  ctx.metrics.produced.inc({ kind: 'dead-letter' }, deadLetters.length);
+  // Dead letters first, once (not with every retry of the store work); awaited before the commit.
+  if (deadLetters.length > 0) {
+    await retryBatch(ctx.logger, nodeId, () => Promise.all(deadLetters.map((r) => ctx.producer.produce(r))));
+    ctx.metrics.produced.inc({ kind: 'dead-letter' }, deadLetters.length);
+  }
+  if (latest.size > 0) {
+    const events = [...latest.values()];
+    const isHead = ctx.topology.nodes.get(nodeId)?.in.length === 0;
+    // Old versions are read once, before any attempt writes: a retry must still see them.
+    const old = isHead
+      ? new Map()
+      : await retryBatch(ctx.logger, nodeId, () =>
+          ctx.store.get(
+            nodeId,
+            events.map((e) => e.ck),
+          ),
+        );
+    const updates = await retryBatch(ctx.logger, nodeId, async () => {
+      const found = await applyChanges(ctx, nodeId, events, isHead, old, befores);
+      await Promise.all(
+        found.map((u) => ctx.internalProducer.produce(encodeInternalUpdate(ctx.internalTopic, u))),
+      );
+      return found;
+    });
+    ctx.metrics.produced.inc({ kind: 'internal-update' }, updates.length);
+  }
   ctx.metrics.storeRoundTrips.set(ctx.store.counters.roundTrips);
   end();
 }
 
+/**
+ * Writes the batch's final states and finds the heads they affect, walking up from every version
+ * a record had: the stored one, the new one, and each `before` the source sent. The `before`s
+ * matter when this batch is redelivered after a crash that followed its write: the store then
+ * already holds the new state, and without them a parent the record left would be missed.
+ * Extra versions can only add candidate heads, never lose one.
+ */
 async function applyChanges(
   ctx: RuntimeContext,
   nodeId: string,
   events: readonly ChangeEvent[],
+  isHead: boolean,
+  old: ReadonlyMap<string, RecordVersion>,
+  befores: ReadonlyMap<string, readonly JsonObject[]>,
 ): Promise<InternalUpdate[]> {
-  const isHead = ctx.topology.nodes.get(nodeId)?.in.length === 0;
-  const old = isHead
-    ? undefined
-    : await ctx.store.get(
-        nodeId,
-        events.map((e) => e.ck),
-      );
   const writes: RecordWrite[] = events.map((e) =>
     e.after
       ? { kind: 'upsert', ck: e.ck, key: e.key, value: e.after }
@@ -81,8 +104,9 @@ async function applyChanges(
 
   const versions: RecordVersion[] = [];
   for (const e of events) {
-    const before = old?.get(e.ck);
-    if (before) versions.push(before);
+    const stored = old.get(e.ck);
+    if (stored) versions.push(stored);
+    for (const value of befores.get(e.ck) ?? []) versions.push({ ck: e.ck, key: e.key, value });
     if (e.after) versions.push({ ck: e.ck, key: e.key, value: e.after });
   }
   const affected = await findAffectedHeads(ctx.store, ctx.topology, nodeId, versions);

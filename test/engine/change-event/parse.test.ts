@@ -12,15 +12,27 @@ test('c, r and u carry after; the key is canonicalised', () => {
     const result = parseChangeEvent(msg('{"b":2,"a":1}', `{"op":"${op}","before":null,"after":{"x":1}}`));
     assert.equal(result, {
       kind: 'change',
-      event: { op, ck: '{"a":1,"b":2}', key: { b: 2, a: 1 }, after: { x: 1 } },
+      event: { op, ck: '{"a":1,"b":2}', key: { b: 2, a: 1 }, after: { x: 1 }, before: null },
     });
   }
 });
 
 test('d deletes, with or without before', () => {
   const result = parseChangeEvent(msg('{"id":1}', '{"op":"d","before":null,"after":null}'));
-  assert.equal(result, { kind: 'change', event: { op: 'd', ck: '{"id":1}', key: { id: 1 }, after: null } });
+  assert.equal(result, {
+    kind: 'change',
+    event: { op: 'd', ck: '{"id":1}', key: { id: 1 }, after: null, before: null },
+  });
   assert.is(parseChangeEvent(msg('{"id":1}', '{"op":"d"}')).kind, 'change');
+});
+
+test('an object before is kept; any other before is null', () => {
+  const withBefore = parseChangeEvent(msg('{"id":1}', '{"op":"u","before":{"v":1},"after":{"v":2}}'));
+  assert.equal(withBefore.kind === 'change' && withBefore.event.before, { v: 1 });
+  for (const before of ['null', '[1]', '"x"', '3']) {
+    const result = parseChangeEvent(msg('{"id":1}', `{"op":"u","before":${before},"after":{"v":2}}`));
+    assert.is(result.kind === 'change' && result.event.before, null, before);
+  }
 });
 
 test('null and empty values are tombstones', () => {
