@@ -50,11 +50,11 @@ Options:
       const producer = createKafkaBroker({ properties: {} }).producer({
         properties: engineClients(config, secrets).internalProducer,
       });
-      await store.open();
-      await producer.connect();
       const progress = progressReporter('head records');
       const started = performance.now();
       try {
+        await store.open();
+        await producer.connect();
         const { enqueued } = await refreshHeads({
           store,
           producer,

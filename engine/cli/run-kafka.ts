@@ -51,10 +51,17 @@ export async function runKafkaMode(config: Config, logger: Logger, io: CliIo): P
     ...(controlPlane ? { paused: (node: string) => controlPlane.paused(node) } : {}),
   });
   controlPlane?.start(engineSnapshot(engine, nodes));
-  const server = await serveApi(engine, store, metrics.registry, logger, async () => {
+  const shutdown = async () => {
     await controlPlane?.close();
     await engine.stop();
-  });
+  };
+  const server = await serveApi(engine, store, metrics.registry, logger, shutdown).catch(
+    async (error: unknown) => {
+      // E.g. the port is taken: stop the running engine too, or it would run on without its API.
+      await shutdown();
+      throw error;
+    },
+  );
   logger.info(
     {
       id: config.id,
@@ -82,9 +89,13 @@ export async function runKafkaMode(config: Config, logger: Logger, io: CliIo): P
       resolve(1);
     });
   });
-  const timeout = new Promise<number>((resolve) => setTimeout(() => resolve(1), STOP_TIMEOUT_MS).unref());
-  const stopped = server.close().then(() => exitCode);
-  const code = await Promise.race([stopped, timeout]);
-  if (code !== exitCode) logger.error(`graceful stop did not finish within ${STOP_TIMEOUT_MS} ms`);
-  return code;
+  const timer = setTimeout(() => {
+    // A stop that hangs leaves client handles open: give up and exit, nothing more will finish.
+    logger.error(`graceful stop did not finish within ${STOP_TIMEOUT_MS} ms; exiting`);
+    process.exit(1);
+  }, STOP_TIMEOUT_MS);
+  timer.unref();
+  await server.close();
+  clearTimeout(timer);
+  return exitCode;
 }

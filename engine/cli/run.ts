@@ -97,6 +97,9 @@ async function embedded(
     onStarted: async ({ engine, store }) => {
       if (options.serve) server = await serveApi(engine, store, metrics.registry, logger);
     },
+  }).catch(async (error: unknown) => {
+    await server?.close(); // --serve must not keep a bad run's process alive
+    throw error;
   });
   progress.done();
   const seconds = (performance.now() - started) / 1000;

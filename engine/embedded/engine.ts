@@ -97,7 +97,13 @@ export class EmbeddedEngine {
    * message passed to `onOutput`.
    */
   async drain(): Promise<void> {
+    // A failed engine never becomes idle (its offsets stay uncommitted): report the failure.
+    let failure: { error: unknown } | undefined;
+    this.engine.done.catch((error: unknown) => {
+      failure = { error };
+    });
     for (let quiet = 0; quiet < 2; ) {
+      if (failure) throw failure.error;
       await this.readOutput();
       await new Promise((resolve) => setTimeout(resolve, IDLE_POLL_MS));
       quiet = (await this.engine.idle()) ? quiet + 1 : 0;

@@ -96,7 +96,6 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
 
   const producer = broker.producer({ properties: clients.producer });
   const internalProducer = broker.producer({ properties: clients.internalProducer });
-  await Promise.all([producer.connect(), internalProducer.connect()]);
 
   const context: RuntimeContext = {
     store,
@@ -120,7 +119,15 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
     groupId: groupIdOf(config.id, INTERNAL_PART, clients.internalConsumer),
     properties: clients.internalConsumer,
   });
-  await Promise.all([...consumers.values(), internalConsumer].map((c) => c.connect()));
+  const clientsToClose = [producer, internalProducer, ...consumers.values(), internalConsumer];
+  try {
+    await Promise.all(clientsToClose.map((c) => c.connect()));
+  } catch (error) {
+    // Fail fast, but leave nothing open behind: open clients would keep the process alive.
+    await Promise.allSettled(clientsToClose.map((c) => c.disconnect()));
+    await store.close();
+    throw error;
+  }
 
   // A consumer is ready once its group gave it an assignment (possibly empty: more instances
   // than partitions is a valid deployment).
@@ -150,14 +157,21 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
       events: eventsOf(INTERNAL_PART),
     }),
   ];
-  const done = Promise.all(pipelines.map((p) => lastValueFrom(p.pipe(defaultIfEmpty(null))))).then(
-    () => undefined,
+  const ended = pipelines.map((p) =>
+    lastValueFrom(p.pipe(defaultIfEmpty(null))).catch((error: unknown) => {
+      // A fatal error in one pipeline drains the others, so nothing keeps running half-broken.
+      logger.error({ err: error }, 'pipeline failed; stopping the engine');
+      stop.next();
+      throw error;
+    }),
   );
-  // A fatal error in one pipeline stops the others, so nothing keeps running half-broken.
-  done.catch((error: unknown) => {
-    logger.error({ err: error }, 'pipeline failed; stopping the engine');
-    stop.next();
+  // Settles only when every pipeline has ended (the others finish and commit their batches).
+  const settled = Promise.allSettled(ended);
+  const done = settled.then((results) => {
+    const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failure) throw failure.reason;
   });
+  done.catch(() => undefined);
 
   const allConsumers = [...consumers.values(), internalConsumer];
   const parts = new Map<BrokerConsumer, string>([
@@ -176,7 +190,7 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
   const close = async () => {
     clearInterval(lagTimer);
     stop.next();
-    await done.catch(() => undefined);
+    await settled;
     await Promise.allSettled(allConsumers.map((c) => c.disconnect()));
     await Promise.allSettled([producer, internalProducer].map((p) => flushAndClose(p)));
     await store.close();

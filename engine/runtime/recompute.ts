@@ -21,9 +21,10 @@ export async function recomputeHeads(ctx: RuntimeContext, updates: readonly Inte
     else byHead.set(u.head, [u]);
   }
   await Promise.all(
-    [...byHead].map(([head, list]) =>
-      retryBatch(ctx.logger, 'internal-updates', () => recomputeHead(ctx, head, list)),
-    ),
+    [...byHead].map(async ([head, list]) => {
+      await retryBatch(ctx.logger, 'internal-updates', () => recomputeHead(ctx, head, list));
+      ctx.metrics.recomputes.inc({ head }, list.length); // once per success, not per attempt
+    }),
   );
   ctx.metrics.storeRoundTrips.set(ctx.store.counters.roundTrips);
   end();
@@ -41,7 +42,6 @@ async function recomputeHead(
   const cks = updates.map((u) => u.ck);
   const [records, emitted] = await Promise.all([ctx.store.get(head, cks), ctx.store.getEmitted(head, cks)]);
   const aggregates = await computeAggregates(ctx.store, ctx.topology, head, [...records.values()]);
-  ctx.metrics.recomputes.inc({ head }, updates.length);
 
   const remembered: EmittedWrite[] = [];
   const produced: Promise<unknown>[] = [];

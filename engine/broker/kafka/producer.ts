@@ -86,6 +86,8 @@ export class KafkaBrokerProducer implements BrokerProducer {
         if ((error as LibrdKafkaError).code === ERR.QUEUE_FULL) {
           this.#startPolling();
           await new Promise<void>((wake) => this.#roomWaiters.push(wake));
+          // Woken by a fatal error: this record was rejected with the others; the caller retries.
+          if (!this.#pending.has(opaque)) return delivered;
           continue;
         }
         this.#pending.delete(opaque);
@@ -107,7 +109,10 @@ export class KafkaBrokerProducer implements BrokerProducer {
   }
 
   async disconnect(): Promise<void> {
-    if (!this.#client.isConnected()) return;
+    if (!this.#client.isConnected()) {
+      this.#stopPolling();
+      return;
+    }
     await this.flush(this.#timeoutMs).catch(() => {});
     this.#stopPolling();
     await new Promise<void>((resolve) => this.#client.disconnect(this.#timeoutMs, () => resolve()));
@@ -148,6 +153,7 @@ export class KafkaBrokerProducer implements BrokerProducer {
       );
     }
     this.#pending.clear();
+    this.#stopPolling();
     for (const wake of this.#roomWaiters.splice(0)) wake();
   }
 
