@@ -43,7 +43,12 @@ export function decodeInternalUpdate(value: Buffer | null): InternalUpdate | nul
   return { head: body.head, ck: canonicalJson(body.key), key: body.key, ...(op ? { op } : {}) };
 }
 
-/** Compression merge: the newest head op wins; a change below the head keeps an earlier head op. */
+/**
+ * Compression merge: the newest head op wins, except that neither a change below the head (no
+ * op) nor a re-read (`r`, e.g. a refresh) hides an earlier `c`, `u` or `d` the output has not
+ * yet forwarded.
+ */
 export function mergeInternalUpdates(older: InternalUpdate, newer: InternalUpdate): InternalUpdate {
-  return newer.op || !older.op ? newer : { ...newer, op: older.op };
+  const keepOlder = older.op && (!newer.op || newer.op === 'r');
+  return keepOlder ? { ...newer, op: older.op } : newer;
 }

@@ -129,11 +129,20 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
     throw error;
   }
 
-  // A consumer is ready once its group gave it an assignment (possibly empty: more instances
-  // than partitions is a valid deployment).
-  const assigned = new Set<string>();
+  // A consumer is ready once its group gave it an assignment, possibly empty (more instances
+  // than partitions is a valid deployment). Losing every partition (an eager rebalance) makes it
+  // not ready until the next assignment; a partial, cooperative revocation does not.
+  const owned = new Map<string, Set<string>>();
   const eventsOf = (part: string) => ({
-    next: (event: RebalanceEvent) => (event.kind === 'assign' ? assigned.add(part) : assigned.delete(part)),
+    next: (event: RebalanceEvent) => {
+      const partitions = owned.get(part) ?? new Set<string>();
+      for (const { topic, partition } of event.partitions) {
+        if (event.kind === 'assign') partitions.add(`${topic}/${partition}`);
+        else partitions.delete(`${topic}/${partition}`);
+      }
+      if (event.kind === 'revoke' && partitions.size === 0) owned.delete(part);
+      else owned.set(part, partitions);
+    },
   });
   const stop = new Subject<void>();
   const batching = {
@@ -202,7 +211,7 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
     consumers,
     done,
     async ready() {
-      if (stopping || assigned.size < allConsumers.length) return false;
+      if (stopping || owned.size < allConsumers.length) return false;
       return store.ping().then(
         () => true,
         () => false,
@@ -210,7 +219,7 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
     },
     async idle() {
       // Before its group assigned it partitions a consumer reports no lag at all: not idle.
-      if (assigned.size < allConsumers.length) return false;
+      if (owned.size < allConsumers.length) return false;
       // A lag query that fails (a slow broker) proves nothing: not idle yet, ask again later.
       const lags = await Promise.all(allConsumers.map((c) => c.lag())).catch(() => null);
       return lags !== null && lags.every((partitions) => partitions.every((p) => p.lag === 0));
