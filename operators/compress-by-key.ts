@@ -1,13 +1,24 @@
 /**
  * Collapses items with the same key within a time window into one (`merge`, default: the newer
- * wins), keeping the order in which keys first appeared. The output batch carries the
- * acknowledgements of every input batch it covers. `windowMs: 0` deduplicates each batch alone.
- * A pending window is emitted when the input completes; `onCompressed(in, out)` reports the
- * item counts of each emitted batch (the compression ratio).
+ * wins). Each key has its own window: it opens with the key's first item and closes `windowMs`
+ * later, so every item waits at most `windowMs` and items of one key inside it become one.
+ * When the earliest window closes, every key whose window has closed is emitted in one batch,
+ * in the order the windows opened. `windowMs: 0` deduplicates each batch alone.
+ *
+ * Acknowledgements of an input batch travel with the emitted batch holding the last of its keys,
+ * so a batch is committed only after every key it touched was handled downstream.
+ *
+ * `maxInFlight` bounds the emitted batches not yet acknowledged downstream (see
+ * `commitAcknowledged`); while at the bound, closed windows wait and merge into the next batch,
+ * so a slow consumer gets fewer, larger batches instead of a growing queue.
+ * Pending windows are emitted when the input completes; `onCompressed(in, out)` reports the item
+ * counts of each emitted batch (the compression ratio).
  *
  * @example
  *   updates$.pipe(
- *     compressByKey({ windowMs: 200, keyOf: (update) => update.headKey }),
+ *     compressByKey({ windowMs: 200, keyOf: (update) => update.headKey, maxInFlight: 1 }),
+ *     concatMap(async (batch) => { await recompute(batch.items); return batch; }),
+ *     commitAcknowledged(consumer, { intervalMs: 1000 }),
  *   );
  */
 import { Observable, type OperatorFunction } from 'rxjs';
@@ -18,51 +29,147 @@ export interface CompressByKeyOptions<T> {
   readonly keyOf: (item: T) => string;
   readonly merge?: (older: T, newer: T) => T;
   readonly onCompressed?: (inCount: number, outCount: number) => void;
+  /** Emitted batches awaiting acknowledgement before closed windows are held back; default unbounded. */
+  readonly maxInFlight?: number;
+}
+
+/** Timers fire on whole milliseconds: a window closing within one of now is due now. */
+const TIMER_RESOLUTION_MS = 1;
+
+interface Window<T> {
+  item: T;
+  readonly closesAt: number;
+  /** Items merged into this one (the compression ratio's numerator). */
+  count: number;
+}
+
+interface PendingAcks {
+  /** When every key of the input batch has been emitted: its last window's close. */
+  readonly releaseAt: number;
+  readonly acks: readonly Acknowledgement[];
 }
 
 export function compressByKey<T>(options: CompressByKeyOptions<T>): OperatorFunction<Batch<T>, Batch<T>> {
   const { keyOf, merge, onCompressed } = options;
+  const windowMs = Math.max(0, options.windowMs);
+  const maxInFlight = options.maxInFlight ?? Number.POSITIVE_INFINITY;
   return (source) =>
     new Observable<Batch<T>>((subscriber) => {
-      let window = new Map<string, T>();
-      let acks: Acknowledgement[] = [];
-      let inCount = 0;
+      // Windows open in time order, so a Map in insertion order is also ordered by close time.
+      const windows = new Map<string, Window<T>>();
+      const pendingAcks: PendingAcks[] = [];
+      let lastRelease = 0;
+      let inFlight = 0;
       let timer: NodeJS.Timeout | undefined;
+      let timerAt = 0;
+      let closed = false;
 
-      const flush = () => {
+      const nextDue = (): number => {
+        const first = windows.values().next();
+        const key = first.done ? Number.POSITIVE_INFINITY : first.value.closesAt;
+        return Math.min(key, pendingAcks[0]?.releaseAt ?? Number.POSITIVE_INFINITY);
+      };
+
+      const emit = (until: number) => {
+        const items: T[] = [];
+        let inCount = 0;
+        for (const [key, window] of windows) {
+          if (window.closesAt > until) break;
+          windows.delete(key);
+          items.push(window.item);
+          inCount += window.count;
+        }
+        const acks: Acknowledgement[] = [];
+        while (pendingAcks.length > 0 && (pendingAcks[0] as PendingAcks).releaseAt <= until) {
+          for (const ack of (pendingAcks.shift() as PendingAcks).acks) acks.push(ack);
+        }
+        if (items.length === 0 && acks.length === 0) return;
+        onCompressed?.(inCount, items.length);
+        subscriber.next({ items, acks: trackCompletion(acks) });
+      };
+
+      /** Wraps the acknowledgements so the first one called frees this batch's in-flight slot. */
+      const trackCompletion = (acks: Acknowledgement[]): Acknowledgement[] => {
+        if (acks.length === 0 || maxInFlight === Number.POSITIVE_INFINITY) return acks;
+        inFlight++;
+        let done = false;
+        const complete = () => {
+          if (done) return;
+          done = true;
+          inFlight--;
+          schedule();
+        };
+        return acks.map((ack) => ({
+          tracker: ack.tracker,
+          ack: () => {
+            ack.ack();
+            complete();
+          },
+        }));
+      };
+
+      const schedule = () => {
+        if (closed) return;
+        const due = nextDue();
+        if (due === Number.POSITIVE_INFINITY || inFlight >= maxInFlight) return;
+        const now = Date.now() + TIMER_RESOLUTION_MS;
+        if (due > now) return arm();
         clearTimeout(timer);
         timer = undefined;
-        if (acks.length === 0 && window.size === 0) return;
-        const batch: Batch<T> = { items: [...window.values()], acks };
-        onCompressed?.(inCount, batch.items.length);
-        window = new Map();
-        acks = [];
-        inCount = 0;
-        subscriber.next(batch);
+        emit(now);
+        // What is left is not due yet, or waits for capacity (an acknowledgement calls us again).
+        arm();
+      };
+
+      const arm = () => {
+        const due = nextDue();
+        if (due === Number.POSITIVE_INFINITY || inFlight >= maxInFlight) return;
+        if (timer !== undefined && timerAt <= due) return;
+        clearTimeout(timer);
+        timerAt = due;
+        timer = setTimeout(
+          () => {
+            timer = undefined;
+            schedule();
+          },
+          Math.max(0, due - Date.now()),
+        );
       };
 
       const subscription = source.subscribe({
         next(batch) {
+          const now = Date.now();
+          let releaseAt = Math.max(lastRelease, batch.items.length === 0 ? now : 0);
           for (const item of batch.items) {
             const key = keyOf(item);
-            const older = window.get(key);
-            window.set(key, older !== undefined && merge ? merge(older, item) : item);
+            const window = windows.get(key);
+            if (window) {
+              window.item = merge ? merge(window.item, item) : item;
+              window.count++;
+              if (window.closesAt > releaseAt) releaseAt = window.closesAt;
+            } else {
+              windows.set(key, { item, closesAt: now + windowMs, count: 1 });
+              releaseAt = Math.max(releaseAt, now + windowMs);
+            }
           }
-          inCount += batch.items.length;
-          for (const ack of batch.acks) acks.push(ack);
-          if (options.windowMs <= 0) flush();
-          else timer ??= setTimeout(flush, options.windowMs);
+          lastRelease = releaseAt;
+          if (batch.acks.length > 0) pendingAcks.push({ releaseAt, acks: batch.acks });
+          schedule();
         },
         error(error: unknown) {
+          closed = true;
           clearTimeout(timer);
           subscriber.error(error);
         },
         complete() {
-          flush();
+          closed = true;
+          clearTimeout(timer);
+          emit(Number.POSITIVE_INFINITY);
           subscriber.complete();
         },
       });
       return () => {
+        closed = true;
         clearTimeout(timer);
         subscription.unsubscribe();
       };

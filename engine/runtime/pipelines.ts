@@ -90,6 +90,9 @@ export function internalUpdatesPipeline(
     ),
     compressByKey<InternalUpdate>({
       windowMs,
+      // One recompute at a time: windows that close meanwhile merge into the next, larger batch
+      // (fewer store round trips under load) instead of queueing up one batch each.
+      maxInFlight: 1,
       keyOf: internalUpdateId,
       merge: mergeInternalUpdates,
       onCompressed: (inCount, outCount) => {

@@ -95,4 +95,75 @@ test('a batch of no items still passes its acknowledgement on', async () => {
   assert.equal(out[0]!.acks.length, 1);
 });
 
+test('each key has its own window: a key first seen later is emitted later, and no item waits longer than the window', async () => {
+  const input = new Subject<Batch<Update>>();
+  const out: Array<{ at: number; items: string[] }> = [];
+  const started = Date.now();
+  input
+    .pipe(compressByKey({ windowMs: 60, keyOf: (u) => u.key }))
+    .subscribe((b) => out.push({ at: Date.now() - started, items: b.items.map((u) => `${u.key}${u.n}`) }));
+  input.next(batch({ key: 'a', n: 1 }));
+  await wait(30);
+  input.next(batch({ key: 'b', n: 1 }, { key: 'a', n: 2 }));
+  await wait(45); // a's window (opened at 0) has closed; b's (opened at 30) has not
+  assert.deepEqual(
+    out.map((o) => o.items),
+    [['a2']],
+    'a, merged within its window, goes alone',
+  );
+  await wait(40);
+  assert.deepEqual(
+    out.map((o) => o.items),
+    [['a2'], ['b1']],
+  );
+  assert.ok((out[0]?.at ?? 0) >= 59 && (out[0]?.at ?? 0) < 90, `a emitted at ${out[0]?.at} ms`);
+  assert.ok((out[1]?.at ?? 0) >= 89 && (out[1]?.at ?? 0) < 125, `b emitted at ${out[1]?.at} ms`);
+});
+
+test('an input batch is acknowledged with the emission of the last of its keys', async () => {
+  const input = new Subject<Batch<Update>>();
+  const out: Batch<Update>[] = [];
+  input.pipe(compressByKey({ windowMs: 40, keyOf: (u) => u.key })).subscribe((b) => out.push(b));
+  const first = batch({ key: 'a', n: 1 });
+  input.next(first);
+  await wait(20);
+  const second = batch({ key: 'a', n: 2 }, { key: 'b', n: 1 }); // a merges, b opens a later window
+  input.next(second);
+  await wait(30);
+  assert.equal(out.length, 1);
+  assert.deepEqual(out[0]!.items, [{ key: 'a', n: 2 }]);
+  assert.deepEqual(out[0]!.acks.length, 1, 'only the first batch is complete');
+  await wait(30);
+  assert.equal(out.length, 2);
+  assert.deepEqual(out[1]!.items, [{ key: 'b', n: 1 }]);
+  assert.equal(out[1]!.acks.length, 1, 'the second batch completes with b');
+  // The emitted acknowledgements are the sources' own: calling them acknowledges the input.
+  const before = tracker.inFlight;
+  for (const b of out) for (const ack of b.acks) ack.ack();
+  assert.equal(tracker.inFlight, before - 2);
+});
+
+test('maxInFlight holds closed windows until downstream acknowledges, merging them into one batch', async () => {
+  const input = new Subject<Batch<Update>>();
+  const out: Batch<Update>[] = [];
+  input
+    .pipe(compressByKey({ windowMs: 10, keyOf: (u) => u.key, maxInFlight: 1 }))
+    .subscribe((b) => out.push(b));
+  input.next(batch({ key: 'a', n: 1 }));
+  await wait(25);
+  assert.equal(out.length, 1, 'first window emitted');
+  input.next(batch({ key: 'b', n: 1 }));
+  await wait(25);
+  input.next(batch({ key: 'c', n: 1 }, { key: 'b', n: 2 }));
+  await wait(25);
+  assert.equal(out.length, 1, 'b and c are due but the first batch is not acknowledged yet');
+  for (const ack of out[0]!.acks) ack.ack();
+  assert.equal(out.length, 2, 'acknowledging frees the slot at once');
+  assert.deepEqual(out[1]!.items, [
+    { key: 'b', n: 2 },
+    { key: 'c', n: 1 },
+  ]);
+  assert.equal(out[1]!.acks.length, 2);
+});
+
 test.run();
