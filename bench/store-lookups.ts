@@ -76,7 +76,7 @@ function batchOf(perNode: number, seed: number, make: (i: number) => JsonObject)
 }
 
 async function lookupsPerSecond(
-  find: (anchors: JsonObject[]) => Promise<unknown[][]>,
+  find: (anchors: JsonObject[]) => Promise<readonly (readonly unknown[])[]>,
   perNode: number,
   make: (i: number) => JsonObject,
 ): Promise<number> {

@@ -1,6 +1,5 @@
 import type { JsonObject } from '../record/json.ts';
-import { compareCanonical } from '../record/key.ts';
-import type { Store, StoredRecord, StoreEdge } from '../store/types.ts';
+import type { LinkedRecords, Store, StoredRecord, StoreEdge } from '../store/types.ts';
 import { node, type Topology } from '../topology/index.ts';
 
 /** `engine.md` §4: a record and, per out-edge target, the aggregates of its linked children. */
@@ -9,8 +8,19 @@ export interface Aggregate {
   readonly dependencies: { readonly [child: string]: Aggregate[] };
 }
 
-/** Per edge: for each parent ck, the linked child records (already ordered by ck). */
-type EdgeLinks = Map<string, readonly StoredRecord[]>;
+/** Per edge: for each parent ck, the linked child records (ordered by ck). */
+type EdgeLinks = Map<string, LinkedRecords>;
+
+/** A head's subgraph as the builder walks it (derived from the topology, per call). */
+interface Subgraph {
+  readonly levels: readonly (readonly string[])[];
+  /** Per node, its in-edges whose parent is in the subgraph. */
+  readonly inEdges: ReadonlyMap<string, readonly StoreEdge[]>;
+  /** Per node, its out-edges grouped by child node. */
+  readonly outEdges: ReadonlyMap<string, ReadonlyMap<string, readonly StoreEdge[]>>;
+  /** Some node has several in-edges: membership must be decided per head record (§4). */
+  readonly multiParent: boolean;
+}
 
 /**
  * Computes the aggregates of many records of one head in one pass: per edge of the head's
@@ -19,6 +29,8 @@ type EdgeLinks = Map<string, readonly StoredRecord[]>;
  *
  * Multi-parent rule (§4): a record of a node with several in-edges is part of a head's aggregate
  * only when it links to at least one included record of each of its parents in that subgraph.
+ * In a tree-shaped subgraph every linked child of an included parent is included, so the
+ * per-head bookkeeping is skipped.
  */
 export async function computeAggregates(
   store: Store,
@@ -26,101 +38,133 @@ export async function computeAggregates(
   head: string,
   records: readonly StoredRecord[],
 ): Promise<Map<string, Aggregate>> {
-  const levels = topology.levels.get(head);
-  if (!levels) throw new Error(`${head} is not a head node`);
-  const inSubgraph = new Set(levels.flat());
-  // included[i]: per node, the records of head record i's aggregate, by ck.
-  const included = records.map((r) => new Map([[head, new Map([[r.ck, r]])]]));
-  const links = new Map<string, EdgeLinks>();
-
-  for (const level of levels.slice(1)) {
-    await Promise.all(
-      level.map(async (child) => {
-        const edges = node(topology, child).in.filter((e) => inSubgraph.has(e.parent));
-        const edgeLinks = await Promise.all(edges.map((edge) => fetchLinks(store, edge, included)));
-        for (const [i, edge] of edges.entries()) links.set(edge.id, edgeLinks[i] as EdgeLinks);
-        for (const nodes of included) nodes.set(child, linkedToEveryParent(edges, edgeLinks, nodes));
-      }),
-    );
-  }
-
+  const subgraph = subgraphOf(topology, head);
+  const links = await fetchLinks(store, subgraph, head, records);
   const result = new Map<string, Aggregate>();
-  const outEdges = outEdgesByChild(topology, inSubgraph);
-  records.forEach((record, i) => {
-    result.set(
-      record.ck,
-      build(outEdges, links, included[i] as Map<string, Map<string, StoredRecord>>, head, record),
-    );
-  });
+  for (const record of records) {
+    const included = subgraph.multiParent ? includedFor(subgraph, links, head, record) : null;
+    result.set(record.ck, build(subgraph, links, included, head, record));
+  }
   return result;
 }
 
-async function fetchLinks(
-  store: Store,
-  edge: StoreEdge,
-  included: readonly Map<string, Map<string, StoredRecord>>[],
-): Promise<EdgeLinks> {
-  const parents = new Map<string, StoredRecord>();
-  for (const nodes of included) for (const [ck, r] of nodes.get(edge.parent) ?? []) parents.set(ck, r);
-  const parentList = [...parents.values()];
-  if (parentList.length === 0) return new Map();
-  const children = await store.findChildren(
-    edge,
-    parentList.map((p) => p.value),
-  );
-  return new Map(parentList.map((p, i) => [p.ck, children[i] ?? []]));
-}
-
-function linkedToEveryParent(
-  edges: readonly StoreEdge[],
-  edgeLinks: readonly EdgeLinks[],
-  nodes: Map<string, Map<string, StoredRecord>>,
-): Map<string, StoredRecord> {
-  let result: Map<string, StoredRecord> | undefined;
-  edges.forEach((edge, i) => {
-    const viaEdge = new Map<string, StoredRecord>();
-    for (const parentCk of nodes.get(edge.parent)?.keys() ?? []) {
-      for (const child of edgeLinks[i]?.get(parentCk) ?? []) viaEdge.set(child.ck, child);
-    }
-    result = result ? new Map([...result].filter(([ck]) => viaEdge.has(ck))) : viaEdge;
-  });
-  return result ?? new Map();
-}
-
-/** Per node of the subgraph, its out-edges grouped by child node (computed once per batch). */
-type OutEdges = ReadonlyMap<string, ReadonlyMap<string, readonly StoreEdge[]>>;
-
-function outEdgesByChild(topology: Topology, nodes: ReadonlySet<string>): OutEdges {
-  const result = new Map<string, Map<string, StoreEdge[]>>();
-  for (const nodeId of nodes) {
+function subgraphOf(topology: Topology, head: string): Subgraph {
+  const levels = topology.levels.get(head);
+  if (!levels) throw new Error(`${head} is not a head node`);
+  const members = new Set(levels.flat());
+  const inEdges = new Map<string, StoreEdge[]>();
+  const outEdges = new Map<string, Map<string, StoreEdge[]>>();
+  for (const id of members) {
+    inEdges.set(
+      id,
+      node(topology, id).in.filter((e) => members.has(e.parent)),
+    );
     const byChild = new Map<string, StoreEdge[]>();
-    for (const edge of node(topology, nodeId).out) {
+    for (const edge of node(topology, id).out) {
       const list = byChild.get(edge.child);
       if (list) list.push(edge);
       else byChild.set(edge.child, [edge]);
     }
-    result.set(nodeId, byChild);
+    outEdges.set(id, byChild);
   }
-  return result;
+  const multiParent = [...inEdges.values()].some((edges) => edges.length > 1);
+  return { levels, inEdges, outEdges, multiParent };
+}
+
+/**
+ * Level by level, the links of every edge for every record that may be in some head record's
+ * aggregate: a child is a candidate when it links to a candidate parent on each of its in-edges.
+ */
+async function fetchLinks(
+  store: Store,
+  subgraph: Subgraph,
+  head: string,
+  records: readonly StoredRecord[],
+): Promise<Map<string, EdgeLinks>> {
+  const links = new Map<string, EdgeLinks>();
+  const candidates = new Map<string, readonly StoredRecord[]>([[head, records]]);
+  for (const level of subgraph.levels.slice(1)) {
+    await Promise.all(
+      level.map(async (child) => {
+        const edges = subgraph.inEdges.get(child) ?? [];
+        const reached = await Promise.all(
+          edges.map(async (edge) => {
+            const parents = candidates.get(edge.parent) ?? [];
+            const children =
+              parents.length === 0
+                ? []
+                : await store.findChildren(
+                    edge,
+                    parents.map((p) => p.value),
+                  );
+            const byParent: EdgeLinks = new Map();
+            const union = new Map<string, StoredRecord>();
+            parents.forEach((parent, i) => {
+              const linked = children[i] ?? [];
+              byParent.set(parent.ck, linked);
+              for (const c of linked) union.set(c.ck, c);
+            });
+            links.set(edge.id, byParent);
+            return union;
+          }),
+        );
+        const [first = new Map<string, StoredRecord>(), ...others] = reached;
+        const both = [...first.values()].filter((c) => others.every((o) => o.has(c.ck)));
+        candidates.set(child, both);
+      }),
+    );
+  }
+  return links;
+}
+
+/** Per node, the cks of the records in this head record's aggregate (multi-parent subgraphs). */
+function includedFor(
+  subgraph: Subgraph,
+  links: ReadonlyMap<string, EdgeLinks>,
+  head: string,
+  record: StoredRecord,
+): Map<string, Set<string>> {
+  const included = new Map<string, Set<string>>([[head, new Set([record.ck])]]);
+  for (const level of subgraph.levels.slice(1)) {
+    for (const child of level) {
+      let members: Set<string> | undefined;
+      for (const edge of subgraph.inEdges.get(child) ?? []) {
+        const viaEdge = new Set<string>();
+        const byParent = links.get(edge.id);
+        for (const parentCk of included.get(edge.parent) ?? []) {
+          for (const c of byParent?.get(parentCk) ?? []) viaEdge.add(c.ck);
+        }
+        members = members ? new Set([...members].filter((ck) => viaEdge.has(ck))) : viaEdge;
+      }
+      included.set(child, members ?? new Set());
+    }
+  }
+  return included;
 }
 
 function build(
-  outEdges: OutEdges,
+  subgraph: Subgraph,
   links: ReadonlyMap<string, EdgeLinks>,
-  nodes: ReadonlyMap<string, ReadonlyMap<string, StoredRecord>>,
+  included: ReadonlyMap<string, ReadonlySet<string>> | null,
   nodeId: string,
   record: StoredRecord,
 ): Aggregate {
   const dependencies: Record<string, Aggregate[]> = {};
-  for (const [child, edges] of outEdges.get(nodeId) ?? []) {
-    const members = nodes.get(child);
+  for (const [child, edges] of subgraph.outEdges.get(nodeId) ?? []) {
     // Several edges to one child node must all link (like several in-edges, §1): intersect them.
-    // The store returns each list ordered by ck, and filtering keeps that order (§4).
-    const [first = [], ...others] = edges.map((e) => links.get(e.id)?.get(record.ck) ?? []);
-    const linked = first.filter(
-      (c) => members?.has(c.ck) && others.every((list) => list.some((o) => o.ck === c.ck)),
-    );
-    dependencies[child] = linked.map((c) => build(outEdges, links, nodes, child, c));
+    // Lists are ordered by ck, and filtering keeps that order (§4).
+    let linked = links.get((edges[0] as StoreEdge).id)?.get(record.ck) ?? [];
+    for (const edge of edges.slice(1)) {
+      const other = links.get(edge.id)?.get(record.ck) ?? [];
+      linked = linked.filter((c) => other.some((o) => o.ck === c.ck));
+    }
+    const members = included?.get(child);
+    const kept = members ? linked.filter((c) => members.has(c.ck)) : linked;
+    const aggregates: Aggregate[] = new Array(kept.length);
+    for (let i = 0; i < kept.length; i++) {
+      aggregates[i] = build(subgraph, links, included, child, kept[i] as StoredRecord);
+    }
+    dependencies[child] = aggregates;
   }
   return { value: record.value, dependencies };
 }

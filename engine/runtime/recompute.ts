@@ -1,7 +1,7 @@
-import { computeAggregates } from '../aggregate/compute.ts';
+import { type Aggregate, computeAggregates } from '../aggregate/compute.ts';
+import { aggregateJson } from '../aggregate/serialize.ts';
 import type { InternalUpdate } from '../internal-updates/message.ts';
 import { planOutput } from '../output/messages.ts';
-import type { JsonValue } from '../record/json.ts';
 import type { EmittedWrite } from '../store/types.ts';
 import { retryBatch } from './batch-retry.ts';
 import type { RuntimeContext } from './context.ts';
@@ -42,6 +42,8 @@ async function recomputeHead(
   const cks = updates.map((u) => u.ck);
   const [records, emitted] = await Promise.all([ctx.store.get(head, cks), ctx.store.getEmitted(head, cks)]);
   const aggregates = await computeAggregates(ctx.store, ctx.topology, head, [...records.values()]);
+  // key-only output carries no aggregate: skip serializing it.
+  const serialize = ctx.mode === 'key-only' ? () => '' : aggregateJson;
 
   const remembered: EmittedWrite[] = [];
   const produced: Promise<unknown>[] = [];
@@ -49,16 +51,19 @@ async function recomputeHead(
     const plan = planOutput(ctx.mode, ctx.outputTopic, {
       head,
       ck: update.ck,
-      aggregate: (aggregates.get(update.ck) as JsonValue | undefined) ?? null,
+      aggregate: aggregateOf(aggregates.get(update.ck), serialize),
       previous: emitted.get(update.ck),
       ...(update.op ? { headOp: update.op } : {}),
     });
     // Records of one key go out in order: a delete before its tombstone (same partition).
     for (const record of plan.records) produced.push(ctx.producer.produce(record));
-    if (plan.remember !== undefined)
-      remembered.push({ ck: update.ck, key: update.key, aggregate: plan.remember });
+    if (plan.remember !== undefined) remembered.push({ ck: update.ck, key: update.key, json: plan.remember });
   }
   await Promise.all(produced);
   ctx.metrics.produced.inc({ kind: 'output' }, produced.length);
   if (remembered.length > 0) await ctx.store.writeEmitted(head, remembered);
+}
+
+function aggregateOf(aggregate: Aggregate | undefined, serialize: (a: Aggregate) => string): string | null {
+  return aggregate === undefined ? null : serialize(aggregate);
 }

@@ -1,47 +1,75 @@
 import type { JsonObject } from '../record/json.ts';
+import { sortByCk } from './match.ts';
+import type { StoredRecord } from './types.ts';
+
+/** Several records under one key; `sorted` is rebuilt on the first lookup after a change. */
+class Bucket {
+  readonly byCk = new Map<string, StoredRecord>();
+  sorted: StoredRecord[] | undefined;
+
+  ordered(): readonly StoredRecord[] {
+    this.sorted ??= sortByCk([...this.byCk.values()]);
+    return this.sorted;
+  }
+}
 
 /**
- * Record cks by equality key, kept current on every write (multikey: one record may sit under
- * several keys, e.g. each element of an array). A key holding one record stores the ck string
- * itself, which keeps a million-record index small.
+ * Records by equality key, kept current on every write (multikey: one record may sit under
+ * several keys, e.g. each element of an array). Lookups answer in `compareCanonical` order of
+ * ck, as the store contract requires, sorting a key's records once per change rather than once
+ * per lookup: a parent's children are looked up far more often than they change. A key holding
+ * one record stores the record itself, which keeps a million-record index small.
  */
 export class HashIndex {
   readonly #keysOf: (value: JsonObject) => string[];
-  readonly #entries = new Map<string, string | Set<string>>();
+  readonly #entries = new Map<string, StoredRecord | Bucket>();
 
   constructor(keysOf: (value: JsonObject) => string[]) {
     this.#keysOf = keysOf;
   }
 
-  add(ck: string, value: JsonObject): void {
-    for (const key of this.#keysOf(value)) {
+  add(record: StoredRecord): void {
+    for (const key of this.#keysOf(record.value)) {
       const entry = this.#entries.get(key);
-      if (entry === undefined) this.#entries.set(key, ck);
-      else if (typeof entry === 'string') {
-        if (entry !== ck) this.#entries.set(key, new Set([entry, ck]));
-      } else entry.add(ck);
-    }
-  }
-
-  remove(ck: string, value: JsonObject): void {
-    for (const key of this.#keysOf(value)) {
-      const entry = this.#entries.get(key);
-      if (entry === ck) this.#entries.delete(key);
-      else if (typeof entry === 'object') {
-        entry.delete(ck);
-        if (entry.size === 1) this.#entries.set(key, entry.values().next().value as string);
+      if (entry === undefined || (!(entry instanceof Bucket) && entry.ck === record.ck)) {
+        this.#entries.set(key, record);
+      } else if (entry instanceof Bucket) {
+        entry.byCk.set(record.ck, record);
+        entry.sorted = undefined;
+      } else {
+        const bucket = new Bucket();
+        bucket.byCk.set(entry.ck, entry);
+        bucket.byCk.set(record.ck, record);
+        this.#entries.set(key, bucket);
       }
     }
   }
 
-  /** The cks filed under any of these keys, each once. */
-  lookup(keys: readonly string[]): Set<string> {
-    const found = new Set<string>();
-    for (const key of keys) {
+  remove(record: StoredRecord): void {
+    for (const key of this.#keysOf(record.value)) {
       const entry = this.#entries.get(key);
-      if (typeof entry === 'string') found.add(entry);
-      else if (entry) for (const ck of entry) found.add(ck);
+      if (entry === undefined) continue;
+      if (!(entry instanceof Bucket)) {
+        if (entry.ck === record.ck) this.#entries.delete(key);
+        continue;
+      }
+      entry.byCk.delete(record.ck);
+      entry.sorted = undefined;
+      if (entry.byCk.size === 1) this.#entries.set(key, entry.byCk.values().next().value as StoredRecord);
     }
-    return found;
+  }
+
+  /** The records filed under any of these keys, each once, ordered by ck. Do not mutate. */
+  lookup(keys: readonly string[]): readonly StoredRecord[] {
+    if (keys.length === 1) return this.#records(keys[0] as string);
+    const found = new Map<string, StoredRecord>();
+    for (const key of keys) for (const record of this.#records(key)) found.set(record.ck, record);
+    return found.size <= 1 ? [...found.values()] : sortByCk([...found.values()]);
+  }
+
+  #records(key: string): readonly StoredRecord[] {
+    const entry = this.#entries.get(key);
+    if (entry === undefined) return [];
+    return entry instanceof Bucket ? entry.ordered() : [entry];
   }
 }

@@ -1,9 +1,17 @@
 import type { CompiledEdge } from '../filter/index.ts';
-import type { JsonObject, JsonValue } from '../record/json.ts';
+import type { JsonObject } from '../record/json.ts';
 import { HashIndex } from './hash-index.ts';
 import { checkKnown, edgeLookup, type StoreLayout } from './layout.ts';
-import { matchBatch, sortByCk } from './match.ts';
-import type { EmittedWrite, RecordWrite, Store, StoreCounters, StoredRecord, StoreEdge } from './types.ts';
+import { matchBatch } from './match.ts';
+import type {
+  EmittedWrite,
+  LinkedRecords,
+  RecordWrite,
+  Store,
+  StoreCounters,
+  StoredRecord,
+  StoreEdge,
+} from './types.ts';
 
 interface IndexedEdgeEnd {
   readonly index: HashIndex;
@@ -19,7 +27,7 @@ interface IndexedEdgeEnd {
 export class MemoryStore implements Store {
   readonly counters: StoreCounters = { roundTrips: 0 };
   readonly #records = new Map<string, Map<string, StoredRecord>>();
-  readonly #emitted = new Map<string, Map<string, JsonValue>>();
+  readonly #emitted = new Map<string, Map<string, string>>();
   readonly #heads: ReadonlySet<string>;
   /** Per node, the indexes to maintain on its writes. */
   readonly #indexesOf = new Map<string, HashIndex[]>();
@@ -56,14 +64,14 @@ export class MemoryStore implements Store {
     const indexes = this.#nodeIndexes(node);
     for (const w of writes) {
       const old = records.get(w.ck);
-      if (old) for (const index of indexes) index.remove(old.ck, old.value);
+      if (old) for (const index of indexes) index.remove(old);
       if (w.kind === 'delete') {
         records.delete(w.ck);
         continue;
       }
       const record: StoredRecord = { ck: w.ck, key: w.key, value: w.value };
       records.set(w.ck, record);
-      for (const index of indexes) index.add(w.ck, w.value);
+      for (const index of indexes) index.add(record);
     }
   }
 
@@ -78,15 +86,15 @@ export class MemoryStore implements Store {
     return found;
   }
 
-  async findChildren(edge: StoreEdge, parents: readonly JsonObject[]): Promise<StoredRecord[][]> {
+  async findChildren(edge: StoreEdge, parents: readonly JsonObject[]): Promise<LinkedRecords[]> {
     return this.#find(edge, 'down', parents);
   }
 
-  async findParents(edge: StoreEdge, children: readonly JsonObject[]): Promise<StoredRecord[][]> {
+  async findParents(edge: StoreEdge, children: readonly JsonObject[]): Promise<LinkedRecords[]> {
     return this.#find(edge, 'up', children);
   }
 
-  #find(edge: StoreEdge, direction: 'down' | 'up', anchors: readonly JsonObject[]): StoredRecord[][] {
+  #find(edge: StoreEdge, direction: 'down' | 'up', anchors: readonly JsonObject[]): LinkedRecords[] {
     this.counters.roundTrips++;
     const compiled = this.#edge(edge);
     const other = this.#nodeRecords(direction === 'down' ? compiled.child : compiled.parent);
@@ -97,12 +105,10 @@ export class MemoryStore implements Store {
         ? (anchor: JsonObject, r: StoredRecord) => compiled.filter.links(anchor, r.value)
         : (anchor: JsonObject, r: StoredRecord) => compiled.filter.links(r.value, anchor);
     return anchors.map((anchor) => {
-      const matches: StoredRecord[] = [];
-      for (const ck of indexed.index.lookup(indexed.anchorKeys(anchor))) {
-        const record = other.get(ck)!;
-        if (links(anchor, record)) matches.push(record);
-      }
-      return sortByCk(matches);
+      // Candidates come in ck order; filtering keeps it, and usually every candidate links.
+      const candidates = indexed.index.lookup(indexed.anchorKeys(anchor));
+      const confirmed = (record: StoredRecord) => links(anchor, record);
+      return candidates.every(confirmed) ? candidates : candidates.filter(confirmed);
     });
   }
 
@@ -128,13 +134,13 @@ export class MemoryStore implements Store {
     return this.#nodeRecords(node).size;
   }
 
-  async getEmitted(head: string, cks: readonly string[]): Promise<Map<string, JsonValue>> {
+  async getEmitted(head: string, cks: readonly string[]): Promise<Map<string, string>> {
     this.counters.roundTrips++;
     const emitted = this.#headEmitted(head);
-    const found = new Map<string, JsonValue>();
+    const found = new Map<string, string>();
     for (const ck of cks) {
-      const aggregate = emitted.get(ck);
-      if (aggregate !== undefined) found.set(ck, aggregate);
+      const json = emitted.get(ck);
+      if (json !== undefined) found.set(ck, json);
     }
     return found;
   }
@@ -143,8 +149,8 @@ export class MemoryStore implements Store {
     this.counters.roundTrips++;
     const emitted = this.#headEmitted(head);
     for (const w of writes) {
-      if (w.aggregate === null) emitted.delete(w.ck);
-      else emitted.set(w.ck, w.aggregate);
+      if (w.json === null) emitted.delete(w.ck);
+      else emitted.set(w.ck, w.json);
     }
   }
 
@@ -158,7 +164,7 @@ export class MemoryStore implements Store {
     return this.#indexesOf.get(node)!;
   }
 
-  #headEmitted(head: string): Map<string, JsonValue> {
+  #headEmitted(head: string): Map<string, string> {
     checkKnown('head', head, this.#heads);
     return this.#emitted.get(head)!;
   }

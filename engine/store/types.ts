@@ -1,4 +1,4 @@
-import type { JsonObject, JsonValue } from '../record/json.ts';
+import type { JsonObject } from '../record/json.ts';
 
 /**
  * The state-store seam. `MongoStore` keeps records in MongoDB, `MemoryStore` in process; both
@@ -18,11 +18,14 @@ export type RecordWrite =
   | { readonly kind: 'upsert'; readonly ck: string; readonly key: JsonObject; readonly value: JsonObject }
   | { readonly kind: 'delete'; readonly ck: string; readonly key: JsonObject };
 
-/** The last aggregate emitted for a head key (`aggregate: null` removes it). */
+/** The records linked to one anchor, ordered by `compareCanonical` of ck. Shared: do not mutate. */
+export type LinkedRecords = readonly StoredRecord[];
+
+/** The JSON text last emitted for a head key (`json: null` removes it). */
 export interface EmittedWrite {
   readonly ck: string;
   readonly key: JsonObject;
-  readonly aggregate: JsonValue | null;
+  readonly json: string | null;
 }
 
 /**
@@ -58,18 +61,19 @@ export interface Store {
    * The records of `edge.child` linked to each parent (downward), aligned with `parents`,
    * each list ordered by `compareCanonical` of `ck`. One query per call.
    */
-  findChildren(edge: StoreEdge, parents: readonly JsonObject[]): Promise<StoredRecord[][]>;
+  findChildren(edge: StoreEdge, parents: readonly JsonObject[]): Promise<LinkedRecords[]>;
   /**
    * The records of `edge.parent` linked to each child (upward), aligned with `children`.
    * Exact: candidates are confirmed with the downward predicate. One query per call.
    */
-  findParents(edge: StoreEdge, children: readonly JsonObject[]): Promise<StoredRecord[][]>;
+  findParents(edge: StoreEdge, children: readonly JsonObject[]): Promise<LinkedRecords[]>;
 
   /** Every record of a node, in batches of at most `batchSize`. */
   scan(node: string, batchSize: number): AsyncIterable<StoredRecord[]>;
   count(node: string): Promise<number>;
 
-  getEmitted(head: string, cks: readonly string[]): Promise<Map<string, JsonValue>>;
+  /** The JSON text last emitted per key (the next output's exact `before`). */
+  getEmitted(head: string, cks: readonly string[]): Promise<Map<string, string>>;
   writeEmitted(head: string, writes: readonly EmittedWrite[]): Promise<void>;
 
   readonly counters: StoreCounters;

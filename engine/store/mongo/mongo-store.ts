@@ -1,7 +1,7 @@
 import { type AnyBulkWriteOperation, type Collection, type Db, type Document, MongoClient } from 'mongodb';
 import type { CompiledEdge } from '../../filter/index.ts';
 import { toMongoFilter } from '../../filter/index.ts';
-import type { JsonObject, JsonValue } from '../../record/json.ts';
+import type { JsonObject } from '../../record/json.ts';
 import { canonicalJson, keyId } from '../../record/key.ts';
 import { StoreUnavailableError } from '../errors.ts';
 import { checkKnown, edgeLookup, type StoreLayout } from '../layout.ts';
@@ -27,10 +27,11 @@ interface RecordDocument {
   value: JsonObject;
 }
 
+/** The emitted aggregate is kept as the exact text emitted: the next `before`, byte for byte. */
 interface EmittedDocument {
   __pk: string;
   key: JsonObject;
-  aggregate: JsonValue;
+  json: string;
 }
 
 /** Documents per reply for lookups: a batch's matches come back in one reply where possible. */
@@ -167,11 +168,13 @@ export class MongoStore implements Store {
     return this.#retry(() => collection.countDocuments({}));
   }
 
-  async getEmitted(head: string, cks: readonly string[]): Promise<Map<string, JsonValue>> {
+  async getEmitted(head: string, cks: readonly string[]): Promise<Map<string, string>> {
     const collection = this.#emitted(head);
     if (cks.length === 0) return new Map();
-    const docs = await this.#retry(() => collection.find({ __pk: { $in: cks.map(keyId) } }).toArray());
-    return new Map(docs.map((d) => [canonicalJson(d.key), d.aggregate]));
+    const docs = await this.#retry(() =>
+      collection.find({ __pk: { $in: cks.map(keyId) } }, { batchSize: LOOKUP_BATCH_SIZE }).toArray(),
+    );
+    return new Map(docs.map((d) => [canonicalJson(d.key), d.json]));
   }
 
   async writeEmitted(head: string, writes: readonly EmittedWrite[]): Promise<void> {
@@ -179,15 +182,9 @@ export class MongoStore implements Store {
     const collection = this.#emitted(head);
     const operations: AnyBulkWriteOperation<EmittedDocument>[] = writes.map((w) => {
       const __pk = keyId(w.ck);
-      return w.aggregate === null
+      return w.json === null
         ? { deleteOne: { filter: { __pk } } }
-        : {
-            replaceOne: {
-              filter: { __pk },
-              replacement: { __pk, key: w.key, aggregate: w.aggregate },
-              upsert: true,
-            },
-          };
+        : { replaceOne: { filter: { __pk }, replacement: { __pk, key: w.key, json: w.json }, upsert: true } };
     });
     await this.#retry(() => collection.bulkWrite(operations, { ordered: true }));
   }

@@ -6,10 +6,12 @@ import { decodeKeyOnly } from '../../../engine/record/key.ts';
 const ck = '{"id":1}';
 const agg = { value: { id: 1 }, dependencies: { orders: [] } };
 const prev = { value: { id: 1, old: true }, dependencies: { orders: [] } };
+const aggJson = JSON.stringify(agg);
+const prevJson = JSON.stringify(prev);
 const outcome = (o: Partial<HeadOutcome>): HeadOutcome => ({
   head: 'customers',
   ck,
-  aggregate: agg,
+  aggregate: aggJson,
   previous: undefined,
   ...o,
 });
@@ -18,13 +20,15 @@ const values = (mode: Parameters<typeof planOutput>[0], o: Partial<HeadOutcome>)
 
 test('read-delete: creates and updates become r without before', () => {
   for (const headOp of ['c', 'u', 'r', undefined] as const) {
-    assert.equal(values('read-delete', { headOp, previous: prev }), [{ op: 'r', before: null, after: agg }]);
+    assert.equal(values('read-delete', { headOp, previous: prevJson }), [
+      { op: 'r', before: null, after: agg },
+    ]);
   }
 });
 
 test('delete emits d with the last aggregate, then a tombstone; remembers nothing', () => {
   for (const mode of ['read-delete', 'operation-forwarding'] as const) {
-    const plan = planOutput(mode, 'out', outcome({ aggregate: null, previous: prev, headOp: 'd' }));
+    const plan = planOutput(mode, 'out', outcome({ aggregate: null, previous: prevJson, headOp: 'd' }));
     assert.equal(
       plan.records.map((r) => (r.value ? JSON.parse(r.value.toString()) : null)),
       [{ op: 'd', before: prev, after: null }, null],
@@ -44,10 +48,12 @@ test('a head that never was emitted and is gone emits nothing', () => {
 test('operation-forwarding: head ops forwarded, changes below are u, before exact', () => {
   assert.equal(values('operation-forwarding', { headOp: 'c' }), [{ op: 'c', before: null, after: agg }]);
   assert.equal(values('operation-forwarding', { headOp: 'r' }), [{ op: 'r', before: null, after: agg }]);
-  assert.equal(values('operation-forwarding', { headOp: 'u', previous: prev }), [
+  assert.equal(values('operation-forwarding', { headOp: 'u', previous: prevJson }), [
     { op: 'u', before: prev, after: agg },
   ]);
-  assert.equal(values('operation-forwarding', { previous: prev }), [{ op: 'u', before: prev, after: agg }]);
+  assert.equal(values('operation-forwarding', { previous: prevJson }), [
+    { op: 'u', before: prev, after: agg },
+  ]);
 });
 
 test('key-only: base64url key of the canonical JSON, no payload', () => {
@@ -56,14 +62,20 @@ test('key-only: base64url key of the canonical JSON, no payload', () => {
   assert.match(key, /^[A-Za-z0-9_-]+$/);
   assert.equal(decodeKeyOnly(key), { id: 1 });
   assert.equal(values('key-only', {}), [{ op: 'r', before: null, after: null }]);
-  assert.equal(values('key-only', { aggregate: null, previous: true }), [
+  assert.equal(values('key-only', { aggregate: null, previous: 'true' }), [
     { op: 'd', before: null, after: null },
     null,
   ]);
 });
 
+test('values are exactly JSON.stringify of {op, before, after}; the remembered text is the emitted after', () => {
+  const plan = planOutput('operation-forwarding', 'out', outcome({ headOp: 'u', previous: prevJson }));
+  assert.is(plan.records[0]?.value?.toString(), JSON.stringify({ op: 'u', before: prev, after: agg }));
+  assert.is(plan.remember, aggJson);
+});
+
 test('every record names its head and uses the canonical key', () => {
-  const plan = planOutput('read-delete', 'out', outcome({ aggregate: null, previous: prev }));
+  const plan = planOutput('read-delete', 'out', outcome({ aggregate: null, previous: prevJson }));
   for (const r of plan.records) {
     assert.is(r.topic, 'out');
     assert.is(r.key?.toString(), ck);
