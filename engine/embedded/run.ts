@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import type { Writable } from 'node:stream';
 import type { Logger } from 'pino';
@@ -32,7 +33,8 @@ export interface EmbeddedResult {
 
 /**
  * `streamfold run --embedded`: feeds an input file to an {@link EmbeddedEngine}, writes every
- * output message as a JSON line, and resolves once everything is drained.
+ * output message as a JSON line as it comes, and resolves once everything is drained. The file
+ * is streamed and `feed` waits for the engine, so memory does not grow with the input.
  */
 export async function runEmbedded(options: EmbeddedOptions): Promise<EmbeddedResult> {
   const sink = openSink(options.output);
@@ -45,7 +47,9 @@ export async function runEmbedded(options: EmbeddedOptions): Promise<EmbeddedRes
     ...(options.partitions ? { partitions: options.partitions } : {}),
     onOutput: (message) => {
       outputRecords++;
-      sink?.write(`${formatOutputLine(message, keyOnly)}\n`);
+      // A slower sink holds the outputs back in the broker, and from there `feed`.
+      if (sink && !sink.write(`${formatOutputLine(message, keyOnly)}\n`)) return once(sink, 'drain');
+      return undefined;
     },
   });
   try {

@@ -90,7 +90,7 @@ export class MemoryConsumer implements BrokerConsumer, GroupMember, LogReader {
           `cannot commit ${topic}[${partition}] for group ${this.groupId}: not assigned to this member`,
         );
       }
-      log.committed.set(this.groupId, offset);
+      log.commit(this.groupId, offset);
     }
     this.group.committed();
   }
@@ -114,14 +114,13 @@ export class MemoryConsumer implements BrokerConsumer, GroupMember, LogReader {
 
   async lag(): Promise<PartitionLag[]> {
     return [...this.#owned.keys()].map((log) => {
-      const committed = log.committed.get(this.groupId) ?? -1;
-      const high = log.messages.length;
+      const committed = log.committedOffset(this.groupId) ?? -1;
       return {
         topic: log.topic,
         partition: log.partition,
         committed,
-        high,
-        lag: high - Math.max(0, committed),
+        high: log.high,
+        lag: log.lag(this.groupId),
       };
     });
   }
@@ -147,7 +146,9 @@ export class MemoryConsumer implements BrokerConsumer, GroupMember, LogReader {
 
   async assign(partitions: PartitionLog[]): Promise<void> {
     for (const log of partitions) {
-      this.#owned.set(log, { log, position: log.committed.get(this.groupId) ?? 0, paused: false });
+      // Without a commit the group reads from the oldest message kept (`auto.offset.reset=earliest`).
+      const position = log.committedOffset(this.groupId) ?? log.base;
+      this.#owned.set(log, { log, position, paused: false });
       log.readers.add(this);
     }
     await this.#notify({ kind: 'assign', partitions: partitions.map(toTopicPartition) });
@@ -160,10 +161,7 @@ export class MemoryConsumer implements BrokerConsumer, GroupMember, LogReader {
     for (let i = 0; i < owned.length && taken.length < max; i++) {
       const ownership = owned[(this.#cursor + i) % owned.length]!;
       if (ownership.paused) continue;
-      const { messages } = ownership.log;
-      const end = Math.min(messages.length, ownership.position + max - taken.length);
-      for (let offset = ownership.position; offset < end; offset++) taken.push(messages[offset]!);
-      ownership.position = Math.max(ownership.position, end);
+      ownership.position = ownership.log.read(ownership.position, max - taken.length, taken);
     }
     this.#cursor++;
     return taken;

@@ -26,11 +26,17 @@ export class ConsumerGroup {
   constructor(
     readonly groupId: string,
     private readonly topicLogs: ReadonlyMap<string, TopicLog>,
+    /** Told after every commit of the group (the broker's lag waiters). */
+    private readonly onCommitted: () => void = () => {},
   ) {}
 
   join(member: GroupMember): Promise<void> {
     if (!this.#members.includes(member)) this.#members.push(member);
-    for (const topic of member.topics) this.topics.add(topic);
+    for (const topic of member.topics) {
+      this.topics.add(topic);
+      // A topic created later gets its subscribers from the broker.
+      this.topicLogs.get(topic)?.subscribers.add(this.groupId);
+    }
     this.committed();
     return this.rebalance([]);
   }
@@ -62,6 +68,7 @@ export class ConsumerGroup {
 
   /** Called after each commit and join: commits are the only way lag goes down. */
   committed(): void {
+    this.onCommitted();
     if (this.#caughtUpWaiters.length === 0 || !this.#isCaughtUp()) return;
     for (const resolve of this.#caughtUpWaiters.splice(0)) resolve();
   }

@@ -30,7 +30,7 @@ export class MemoryProducer implements BrokerProducer {
     const message: ConsumedMessage = {
       topic: record.topic,
       partition,
-      offset: log.messages.length,
+      offset: log.high,
       key: record.key,
       value: record.value,
       headers: record.headers,

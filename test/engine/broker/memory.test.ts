@@ -165,4 +165,193 @@ test('a topic created later is assigned to groups subscribed to it', async () =>
   assert.equal(consumer.assignment().length, 2);
 });
 
+/** Appends `count` keyless messages `m<offset>` to partition 0 of `topic`. */
+async function fill(broker: MemoryBroker, topic: string, count: number): Promise<void> {
+  const producer = broker.producer();
+  for (let i = 0; i < count; i++) {
+    const { offset } = await producer.produce({ topic, partition: 0, key: null, value: value('') });
+    assert.ok(offset >= 0);
+  }
+}
+
+async function subscribed(broker: MemoryBroker, groupId: string, topic: string) {
+  const consumer = broker.consumer({ groupId });
+  consumer.subscribe([topic]);
+  await settle();
+  return consumer;
+}
+
+const commitAt = (consumer: ReturnType<MemoryBroker['consumer']>, offset: number) =>
+  consumer.commit([{ topic: 't', partition: 0, offset }]);
+
+test("'committed' retention drops below the lowest commit of every subscribed group, offsets stay absolute", async () => {
+  const broker = new MemoryBroker({ topics: { t: 1 }, retention: 'committed' });
+  await fill(broker, 't', 10);
+  const a = await subscribed(broker, 'a', 't');
+  const b = await subscribed(broker, 'b', 't');
+  assert.equal((await a.consume(100, 50)).length, 10);
+  assert.equal((await b.consume(7, 50)).length, 7);
+
+  await commitAt(a, 10);
+  assert.deepEqual(broker.offsets('t'), [{ low: 0, high: 10 }], 'b has committed nothing: all kept');
+  await commitAt(b, 4);
+  assert.deepEqual(broker.offsets('t'), [{ low: 4, high: 10 }], 'kept from the lowest commit (b)');
+  await commitAt(b, 7);
+  assert.deepEqual(broker.offsets('t'), [{ low: 7, high: 10 }]);
+  const kept = broker.messages('t')[0]!;
+  assert.deepEqual(
+    kept.map((m) => m.offset),
+    [7, 8, 9],
+    'messages() returns what is kept, with absolute offsets',
+  );
+  // b reads on from where it was, past the dropped prefix.
+  assert.deepEqual(
+    (await b.consume(100, 50)).map((m) => m.offset),
+    [7, 8, 9],
+  );
+  await commitAt(a, 10);
+  assert.equal(broker.offsets('t')[0]!.low, 7, "a's commit above b's drops nothing more");
+});
+
+test("'all' retention keeps every message whatever is committed", async () => {
+  const broker = new MemoryBroker({ topics: { t: 1 } });
+  await fill(broker, 't', 10);
+  const a = await subscribed(broker, 'a', 't');
+  assert.equal((await a.consume(100, 50)).length, 10);
+  await commitAt(a, 10);
+  assert.deepEqual(broker.offsets('t'), [{ low: 0, high: 10 }]);
+  assert.deepEqual(
+    broker.messages('t')[0]!.map((m) => m.offset),
+    [0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
+  );
+});
+
+test('a topic no group subscribed to keeps everything under committed retention', async () => {
+  const broker = new MemoryBroker({ topics: { t: 1, other: 1 }, retention: 'committed' });
+  await fill(broker, 't', 3);
+  await fill(broker, 'other', 3);
+  const a = await subscribed(broker, 'a', 't');
+  await a.consume(100, 50);
+  await commitAt(a, 3);
+  assert.deepEqual(broker.offsets('t'), [{ low: 3, high: 3 }]);
+  assert.deepEqual(broker.offsets('other'), [{ low: 0, high: 3 }]);
+  assert.equal(broker.messages('other')[0]!.length, 3);
+});
+
+test('after dropping: lag, caughtUp, a late group starting at the base, and the next produced offset', async () => {
+  const broker = new MemoryBroker({ topics: { t: 1 }, retention: 'committed' });
+  await fill(broker, 't', 10);
+  const a = await subscribed(broker, 'a', 't');
+  await a.consume(6, 50);
+  await commitAt(a, 6);
+  assert.equal(broker.offsets('t')[0]!.low, 6);
+  assert.equal(broker.groupLag('a'), 4);
+  assert.deepEqual(await a.lag(), [{ topic: 't', partition: 0, committed: 6, high: 10, lag: 4 }]);
+
+  // Joins after offsets 0..5 were dropped: reads from the base, and holds it until it commits.
+  const late = await subscribed(broker, 'late', 't');
+  assert.equal(broker.groupLag('late'), 4, 'lag counts only what is kept');
+  assert.deepEqual(await late.lag(), [{ topic: 't', partition: 0, committed: -1, high: 10, lag: 4 }]);
+  assert.deepEqual(
+    (await late.consume(100, 50)).map((m) => m.offset),
+    [6, 7, 8, 9],
+  );
+  await a.consume(100, 50);
+  await commitAt(a, 10);
+  assert.equal(broker.offsets('t')[0]!.low, 6, 'the late group has not committed yet');
+
+  let caughtUp = false;
+  void broker.caughtUp('late').then(() => {
+    caughtUp = true;
+  });
+  await settle();
+  assert.equal(caughtUp, false);
+  await commitAt(late, 10);
+  await settle();
+  assert.equal(caughtUp, true, 'caughtUp resolves once the late group committed the kept messages');
+  assert.deepEqual(broker.offsets('t'), [{ low: 10, high: 10 }], 'every group committed all');
+  assert.equal(broker.groupLag('a') + broker.groupLag('late'), 0);
+
+  const next = await broker.producer().produce({ topic: 't', partition: 0, key: null, value: value('n') });
+  assert.equal(next.offset, 10, 'the next offset is absolute, not the number of messages kept');
+  assert.deepEqual(
+    (await a.consume(100, 50)).map((m) => [m.offset, String(m.value)]),
+    [[10, 'n']],
+  );
+  assert.equal(broker.groupLag('late'), 1);
+});
+
+test('a member taking over a partition reads on from the group commit, not from the dropped prefix', async () => {
+  const broker = new MemoryBroker({ topics: { t: 1 }, retention: 'committed' });
+  await fill(broker, 't', 8);
+  const first = await subscribed(broker, 'g', 't');
+  await first.consume(5, 50);
+  await commitAt(first, 5);
+  await first.disconnect();
+  const second = await subscribed(broker, 'g', 't');
+  assert.deepEqual(
+    (await second.consume(100, 50)).map((m) => m.offset),
+    [5, 6, 7],
+  );
+});
+
+test('a member whose position is below the base (its group committed past it) reads from the base', async () => {
+  const broker = new MemoryBroker({ topics: { t: 1 }, retention: 'committed' });
+  await fill(broker, 't', 10);
+  const a = await subscribed(broker, 'a', 't');
+  assert.equal((await a.consume(2, 50)).length, 2);
+  await commitAt(a, 6);
+  assert.deepEqual(
+    (await a.consume(100, 50)).map((m) => m.offset),
+    [6, 7, 8, 9],
+  );
+});
+
+test('dropping is amortised: 200k single-message commits, interleaved with appends, stay fast and exact', async () => {
+  const broker = new MemoryBroker({ topics: { t: 1 }, retention: 'committed' });
+  const producer = broker.producer();
+  const consumer = await subscribed(broker, 'g', 't');
+  // A backlog of 50k kept all along: a copy of it per commit (O(n)) would take minutes.
+  for (let i = 0; i < 50_000; i++)
+    await producer.produce({ topic: 't', partition: 0, key: null, value: null });
+  const started = Date.now();
+  let expected = 0;
+  for (let i = 0; i < 200_000; i++) {
+    await producer.produce({ topic: 't', partition: 0, key: null, value: null });
+    const [message] = await consumer.consume(1, 0);
+    assert.ok(message);
+    if (message.offset !== expected) assert.equal(message.offset, expected, 'every offset once, in order');
+    expected++;
+    await commitAt(consumer, expected);
+    const elapsed = Date.now() - started;
+    if (elapsed > 10_000) assert.fail(`${i} commits took ${elapsed} ms: not amortised O(1)`);
+  }
+  assert.deepEqual(broker.offsets('t'), [{ low: 200_000, high: 250_000 }]);
+  const kept = broker.messages('t')[0]!;
+  assert.equal(kept.length, 50_000);
+  assert.equal(kept[0]!.offset, 200_000);
+  assert.equal(kept.at(-1)!.offset, 249_999);
+});
+
+test('lagAtMost resolves on the commit that brings the summed lag of the groups down to the bound', async () => {
+  const broker = new MemoryBroker({ topics: { t: 1, u: 1 }, retention: 'committed' });
+  await fill(broker, 't', 5);
+  await fill(broker, 'u', 5);
+  const a = await subscribed(broker, 'a', 't');
+  const b = await subscribed(broker, 'b', 'u');
+  await broker.lagAtMost(['a', 'b'], 10); // already there
+  let resolved = false;
+  void broker.lagAtMost(['a', 'b'], 4).then(() => {
+    resolved = true;
+  });
+  await a.consume(100, 50);
+  await commitAt(a, 5);
+  await settle();
+  assert.equal(resolved, false, 'lag 5 is still above 4');
+  await b.consume(100, 50);
+  await b.commit([{ topic: 'u', partition: 0, offset: 1 }]);
+  await settle();
+  assert.equal(resolved, true);
+});
+
 test.run();
