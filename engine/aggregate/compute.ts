@@ -23,6 +23,22 @@ interface Subgraph {
 }
 
 /**
+ * How an aggregate is rendered from a record and its rendered children, per child node in
+ * out-edge order: as objects (the HTTP API) or as JSON text (outputs, see `serialize.ts`).
+ */
+export type AggregateForm<T> = (
+  record: StoredRecord,
+  dependencies: ReadonlyArray<readonly [string, T[]]>,
+) => T;
+
+/** The object form: `{value, dependencies}` (§4). */
+export const objectForm: AggregateForm<Aggregate> = (record, dependencies) => {
+  const rendered: Record<string, Aggregate[]> = {};
+  for (const [child, members] of dependencies) rendered[child] = members;
+  return { value: record.value, dependencies: rendered };
+};
+
+/**
  * Computes the aggregates of many records of one head in one pass: per edge of the head's
  * subgraph, one `findChildren` call for the union of the parents every head record needs, so a
  * batch costs one store round trip per edge whatever its size.
@@ -32,18 +48,19 @@ interface Subgraph {
  * In a tree-shaped subgraph every linked child of an included parent is included, so the
  * per-head bookkeeping is skipped.
  */
-export async function computeAggregates(
+export async function computeAggregates<T = Aggregate>(
   store: Store,
   topology: Topology,
   head: string,
   records: readonly StoredRecord[],
-): Promise<Map<string, Aggregate>> {
+  form: AggregateForm<T> = objectForm as AggregateForm<unknown> as AggregateForm<T>,
+): Promise<Map<string, T>> {
   const subgraph = subgraphOf(topology, head);
   const links = await fetchLinks(store, subgraph, head, records);
-  const result = new Map<string, Aggregate>();
+  const result = new Map<string, T>();
   for (const record of records) {
     const included = subgraph.multiParent ? includedFor(subgraph, links, head, record) : null;
-    result.set(record.ck, build(subgraph, links, included, head, record));
+    result.set(record.ck, build({ subgraph, links, included, form }, head, record));
   }
   return result;
 }
@@ -98,23 +115,39 @@ async function fetchLinks(
                     parents.map((p) => p.value),
                   );
             const byParent: EdgeLinks = new Map();
-            const union = new Map<string, StoredRecord>();
-            parents.forEach((parent, i) => {
-              const linked = children[i] ?? [];
-              byParent.set(parent.ck, linked);
-              for (const c of linked) union.set(c.ck, c);
-            });
+            for (let i = 0; i < parents.length; i++) {
+              byParent.set((parents[i] as StoredRecord).ck, children[i] ?? []);
+            }
             links.set(edge.id, byParent);
-            return union;
+            return children;
           }),
         );
-        const [first = new Map<string, StoredRecord>(), ...others] = reached;
-        const both = [...first.values()].filter((c) => others.every((o) => o.has(c.ck)));
-        candidates.set(child, both);
+        // Only parents of a further level need the deduplicated list (not the leaves, the most).
+        if ((subgraph.outEdges.get(child)?.size ?? 0) > 0) candidates.set(child, linkedOnEvery(reached));
       }),
     );
   }
   return links;
+}
+
+/**
+ * The records present in some list of every edge's lists, each once, in first-seen order. One
+ * `findChildren` answer holds one object per record, so identity deduplicates a single edge.
+ */
+function linkedOnEvery(perEdge: readonly (readonly LinkedRecords[])[]): StoredRecord[] {
+  const [first = [], ...others] = perEdge;
+  const seen = new Set<StoredRecord>();
+  const result: StoredRecord[] = [];
+  for (const list of first) {
+    for (const record of list) {
+      if (seen.has(record)) continue;
+      seen.add(record);
+      result.push(record);
+    }
+  }
+  if (others.length === 0) return result;
+  const onOthers = others.map((lists) => new Set(lists.flatMap((list) => list.map((r) => r.ck))));
+  return result.filter((record) => onOthers.every((cks) => cks.has(record.ck)));
 }
 
 /** Per node, the cks of the records in this head record's aggregate (multi-parent subgraphs). */
@@ -142,29 +175,28 @@ function includedFor(
   return included;
 }
 
-function build(
-  subgraph: Subgraph,
-  links: ReadonlyMap<string, EdgeLinks>,
-  included: ReadonlyMap<string, ReadonlySet<string>> | null,
-  nodeId: string,
-  record: StoredRecord,
-): Aggregate {
-  const dependencies: Record<string, Aggregate[]> = {};
-  for (const [child, edges] of subgraph.outEdges.get(nodeId) ?? []) {
+interface Walk<T> {
+  readonly subgraph: Subgraph;
+  readonly links: ReadonlyMap<string, EdgeLinks>;
+  readonly included: ReadonlyMap<string, ReadonlySet<string>> | null;
+  readonly form: AggregateForm<T>;
+}
+
+function build<T>(walk: Walk<T>, nodeId: string, record: StoredRecord): T {
+  const dependencies: Array<readonly [string, T[]]> = [];
+  for (const [child, edges] of walk.subgraph.outEdges.get(nodeId) ?? []) {
     // Several edges to one child node must all link (like several in-edges, §1): intersect them.
     // Lists are ordered by ck, and filtering keeps that order (§4).
-    let linked = links.get((edges[0] as StoreEdge).id)?.get(record.ck) ?? [];
+    let linked = walk.links.get((edges[0] as StoreEdge).id)?.get(record.ck) ?? [];
     for (const edge of edges.slice(1)) {
-      const other = links.get(edge.id)?.get(record.ck) ?? [];
+      const other = walk.links.get(edge.id)?.get(record.ck) ?? [];
       linked = linked.filter((c) => other.some((o) => o.ck === c.ck));
     }
-    const members = included?.get(child);
+    const members = walk.included?.get(child);
     const kept = members ? linked.filter((c) => members.has(c.ck)) : linked;
-    const aggregates: Aggregate[] = new Array(kept.length);
-    for (let i = 0; i < kept.length; i++) {
-      aggregates[i] = build(subgraph, links, included, child, kept[i] as StoredRecord);
-    }
-    dependencies[child] = aggregates;
+    const rendered: T[] = new Array(kept.length);
+    for (let i = 0; i < kept.length; i++) rendered[i] = build(walk, child, kept[i] as StoredRecord);
+    dependencies.push([child, rendered]);
   }
-  return { value: record.value, dependencies };
+  return walk.form(record, dependencies);
 }

@@ -1,51 +1,56 @@
-import type { JsonObject } from '../record/json.ts';
-import type { Aggregate } from './compute.ts';
+import type { StoredRecord } from '../store/types.ts';
+import type { AggregateForm } from './compute.ts';
+
+interface NodeName {
+  readonly text: string;
+  /** The name as an array index, or -1: JS objects list such keys first, in numeric order. */
+  readonly index: number;
+}
+
+const names = new Map<string, NodeName>();
 
 /**
- * The JSON text of each record value serialized so far, by identity. A stored value is never
- * mutated (the store contract), and the in-memory store hands out the same object on every
- * lookup, so a record is serialized once however many recomputes include it.
- */
-const valueTexts = new WeakMap<JsonObject, string>();
-const nameTexts = new Map<string, string>();
-
-/**
- * `JSON.stringify(aggregate)`, byte for byte, built from the memoized texts of its record values:
- * a recompute re-serializes only the records that changed since the last one.
+ * The JSON-text form of an aggregate: `JSON.stringify` of the object form, byte for byte, built
+ * by concatenation (V8 keeps it as a rope until the output is encoded once). Record values use
+ * the store's cached text when it has one (`StoredRecord.valueJson`), so a record kept in memory
+ * is serialized once however many recomputes include it.
  *
  * @example
- *   aggregateJson({ value: { id: 1 }, dependencies: { orders: [] } }) // '{"value":{"id":1},"dependencies":{"orders":[]}}'
+ *   const texts = await computeAggregates(store, topology, 'customers', records, jsonForm);
  */
-export function aggregateJson(aggregate: Aggregate): string {
-  let text = `{"value":${valueText(aggregate.value)},"dependencies":{`;
-  let separator = '';
-  for (const child of Object.keys(aggregate.dependencies)) {
-    const members = aggregate.dependencies[child] as Aggregate[];
-    text += `${separator}${nameText(child)}:[`;
-    for (let i = 0; i < members.length; i++) {
-      if (i > 0) text += ',';
-      text += aggregateJson(members[i] as Aggregate);
-    }
+export const jsonForm: AggregateForm<string> = (record, dependencies) => {
+  let text = `{"value":${valueJson(record)},"dependencies":{`;
+  const ordered = dependencies.some(([child]) => nameOf(child).index >= 0)
+    ? inPropertyOrder(dependencies)
+    : dependencies;
+  for (let d = 0; d < ordered.length; d++) {
+    const [child, members] = ordered[d] as readonly [string, string[]];
+    text += `${d > 0 ? ',' : ''}${nameOf(child).text}:[`;
+    for (let i = 0; i < members.length; i++) text += i > 0 ? `,${members[i]}` : members[i];
     text += ']';
-    separator = ',';
   }
   return `${text}}}`;
+};
+
+function valueJson(record: StoredRecord): string {
+  return record.valueJson ?? JSON.stringify(record.value);
 }
 
-function valueText(value: JsonObject): string {
-  let text = valueTexts.get(value);
-  if (text === undefined) {
-    text = JSON.stringify(value);
-    valueTexts.set(value, text);
+function nameOf(name: string): NodeName {
+  let found = names.get(name);
+  if (found === undefined) {
+    const index = /^(0|[1-9][0-9]*)$/.test(name) && Number(name) < 2 ** 32 - 1 ? Number(name) : -1;
+    found = { text: JSON.stringify(name), index };
+    names.set(name, found);
   }
-  return text;
+  return found;
 }
 
-function nameText(name: string): string {
-  let text = nameTexts.get(name);
-  if (text === undefined) {
-    text = JSON.stringify(name);
-    nameTexts.set(name, text);
-  }
-  return text;
+/** The order `JSON.stringify` lists an object's keys in: array indexes ascending, then the rest. */
+function inPropertyOrder<T>(
+  dependencies: ReadonlyArray<readonly [string, T]>,
+): ReadonlyArray<readonly [string, T]> {
+  const indexed = dependencies.filter(([child]) => nameOf(child).index >= 0);
+  indexed.sort(([a], [b]) => nameOf(a).index - nameOf(b).index);
+  return [...indexed, ...dependencies.filter(([child]) => nameOf(child).index < 0)];
 }

@@ -35,6 +35,13 @@ export interface CompiledFilter {
   readonly parentIndexPaths: readonly string[];
   /** Equality conditions every link satisfies, usable as hash joins (possibly empty). */
   readonly equalities: readonly EqualityPair[];
+  /**
+   * The filter is exactly one `$eq` between a foreign and a local path, so sharing an equality
+   * key decides the link: a child's keys are the values `{F: {$eq: r}}` matches (from the same
+   * path resolution `links` uses, null for missing), and JSON-text equality of JSON values is
+   * BSON equality. Stores skip `links` on hash matches of such an edge (the usual foreign key).
+   */
+  readonly exact: boolean;
 }
 
 interface Compiled {
@@ -61,7 +68,14 @@ export function compileFilter(filter: GenericFilter): CompiledFilter {
     childIndexPaths: [...collected.childPaths],
     parentIndexPaths: [...collected.parentPaths],
     equalities: requiredEqualities(filter),
+    exact: isLocalEquality(filter),
   };
+}
+
+function isLocalEquality(filter: GenericFilter): boolean {
+  if (typeof filter === 'boolean' || !('$eq' in filter) || Object.keys(filter).length !== 1) return false;
+  const [, right] = filter.$eq as readonly [unknown, unknown];
+  return isLocalFilter(right as never);
 }
 
 function compileNode(filter: GenericFilter, collected: Collected): Compiled {

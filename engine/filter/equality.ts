@@ -19,6 +19,8 @@ export interface EqualityPair {
   parentKeys(parent: JsonObject): string[];
 }
 
+const NULL_KEY = equalityKey(null);
+
 export function equalityPair(
   op: '$eq' | '$in' | '$contains',
   childSegments: readonly string[],
@@ -28,10 +30,19 @@ export function equalityPair(
     op === '$in'
       ? (child: JsonObject) => elementSet(resolvePath(child, childSegments))
       : (child: JsonObject) => equalitySet(resolvePath(child, childSegments, true));
+  const field = op !== '$in' && childSegments.length === 1 ? (childSegments[0] as string) : null;
   return {
     childPath: `value.${childSegments.join('.')}`,
     parentPath: `value.${parentSegments.join('.')}`,
-    childKeys: (child) => childSet(child).map(equalityKey),
+    childKeys: (child) => {
+      // The usual foreign key: one field holding a scalar (or missing, i.e. null) has one key.
+      if (field !== null) {
+        const value = child[field];
+        if (value === undefined) return [NULL_KEY];
+        if (value === null || typeof value !== 'object') return [equalityKey(value)];
+      }
+      return childSet(child).map(equalityKey);
+    },
     parentKeys: (parent) => {
       const r = readLocal(parent, parentSegments);
       if (op !== '$contains') return [equalityKey(r)];

@@ -1,5 +1,5 @@
-import { type Aggregate, computeAggregates } from '../aggregate/compute.ts';
-import { aggregateJson } from '../aggregate/serialize.ts';
+import { computeAggregates } from '../aggregate/compute.ts';
+import { jsonForm } from '../aggregate/serialize.ts';
 import type { InternalUpdate } from '../internal-updates/message.ts';
 import { planOutput } from '../output/messages.ts';
 import type { EmittedWrite } from '../store/types.ts';
@@ -41,9 +41,11 @@ async function recomputeHead(
   }
   const cks = updates.map((u) => u.ck);
   const [records, emitted] = await Promise.all([ctx.store.get(head, cks), ctx.store.getEmitted(head, cks)]);
-  const aggregates = await computeAggregates(ctx.store, ctx.topology, head, [...records.values()]);
-  // key-only output carries no aggregate: skip serializing it.
-  const serialize = ctx.mode === 'key-only' ? () => '' : aggregateJson;
+  // key-only output carries no aggregate: only the head record's existence matters.
+  const aggregates =
+    ctx.mode === 'key-only'
+      ? new Map([...records.keys()].map((ck) => [ck, '']))
+      : await computeAggregates(ctx.store, ctx.topology, head, [...records.values()], jsonForm);
 
   const remembered: EmittedWrite[] = [];
   const produced: Promise<unknown>[] = [];
@@ -51,7 +53,7 @@ async function recomputeHead(
     const plan = planOutput(ctx.mode, ctx.outputTopic, {
       head,
       ck: update.ck,
-      aggregate: aggregateOf(aggregates.get(update.ck), serialize),
+      aggregate: aggregates.get(update.ck) ?? null,
       previous: emitted.get(update.ck),
       ...(update.op ? { headOp: update.op } : {}),
     });
@@ -62,8 +64,4 @@ async function recomputeHead(
   await Promise.all(produced);
   ctx.metrics.produced.inc({ kind: 'output' }, produced.length);
   if (remembered.length > 0) await ctx.store.writeEmitted(head, remembered);
-}
-
-function aggregateOf(aggregate: Aggregate | undefined, serialize: (a: Aggregate) => string): string | null {
-  return aggregate === undefined ? null : serialize(aggregate);
 }

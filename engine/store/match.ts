@@ -34,7 +34,9 @@ export function matchBatch(
   return anchors.map((a) => {
     const found = new Map<string, StoredRecord>();
     for (const k of anchorKeys(a)) {
-      for (const c of byKey.get(k) ?? []) if (!found.has(c.ck) && links(a, c)) found.set(c.ck, c);
+      for (const c of byKey.get(k) ?? []) {
+        if (!found.has(c.ck) && (filter.exact || links(a, c))) found.set(c.ck, c);
+      }
     }
     return sortByCk([...found.values()]);
   });

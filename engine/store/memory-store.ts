@@ -69,7 +69,7 @@ export class MemoryStore implements Store {
         records.delete(w.ck);
         continue;
       }
-      const record: StoredRecord = { ck: w.ck, key: w.key, value: w.value };
+      const record = new MemoryRecord(w.ck, w.key, w.value);
       records.set(w.ck, record);
       for (const index of indexes) index.add(record);
     }
@@ -107,8 +107,7 @@ export class MemoryStore implements Store {
     return anchors.map((anchor) => {
       // Candidates come in ck order; filtering keeps it, and usually every candidate links.
       const candidates = indexed.index.lookup(indexed.anchorKeys(anchor));
-      const confirmed = (record: StoredRecord) => links(anchor, record);
-      return candidates.every(confirmed) ? candidates : candidates.filter(confirmed);
+      return compiled.filter.exact ? candidates : confirmed(candidates, (record) => links(anchor, record));
     });
   }
 
@@ -167,5 +166,34 @@ export class MemoryStore implements Store {
   #headEmitted(head: string): Map<string, string> {
     checkKnown('head', head, this.#heads);
     return this.#emitted.get(head)!;
+  }
+}
+
+/** The candidates that pass `test`, in order; the same array when all do (the usual case). */
+function confirmed(candidates: LinkedRecords, test: (record: StoredRecord) => boolean): LinkedRecords {
+  for (let i = 0; i < candidates.length; i++) {
+    if (test(candidates[i] as StoredRecord)) continue;
+    const kept = candidates.slice(0, i);
+    for (let j = i + 1; j < candidates.length; j++) {
+      if (test(candidates[j] as StoredRecord)) kept.push(candidates[j] as StoredRecord);
+    }
+    return kept;
+  }
+  return candidates;
+}
+
+/** A record held in memory: its value's JSON is computed on first use and kept (values are immutable). */
+class MemoryRecord implements StoredRecord {
+  #valueJson: string | undefined;
+
+  constructor(
+    readonly ck: string,
+    readonly key: JsonObject,
+    readonly value: JsonObject,
+  ) {}
+
+  get valueJson(): string {
+    this.#valueJson ??= JSON.stringify(this.value);
+    return this.#valueJson;
   }
 }

@@ -12,6 +12,8 @@ export interface StoredRecord {
   readonly ck: string;
   readonly key: JsonObject;
   readonly value: JsonObject;
+  /** `JSON.stringify(value)`, when the store keeps it at hand (records held in memory). */
+  readonly valueJson?: string;
 }
 
 export type RecordWrite =

@@ -1,9 +1,10 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { seededRandom } from '../../../bench/workloads/random.ts';
-import type { Aggregate } from '../../../engine/aggregate/compute.ts';
-import { aggregateJson } from '../../../engine/aggregate/serialize.ts';
+import { type AggregateForm, objectForm } from '../../../engine/aggregate/compute.ts';
+import { jsonForm } from '../../../engine/aggregate/serialize.ts';
 import type { JsonObject } from '../../../engine/record/json.ts';
+import type { StoredRecord } from '../../../engine/store/types.ts';
 
 const random = seededRandom(7);
 const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
@@ -38,32 +39,48 @@ function value(depth: number): JsonObject {
   return result;
 }
 
-function aggregate(depth: number, values: readonly JsonObject[]): Aggregate {
-  const dependencies: Record<string, Aggregate[]> = {};
-  if (depth < 3) {
-    for (const child of ['orders', '7', 'refunds'].slice(0, 1 + Math.floor(random() * 3))) {
-      dependencies[child] = Array.from({ length: Math.floor(random() * 4) }, () =>
-        aggregate(depth + 1, values),
-      );
-    }
-  }
-  // Values are shared between aggregates, as the in-memory store shares stored records.
-  return { value: pick(values), dependencies };
+interface Tree {
+  readonly record: StoredRecord;
+  readonly children: ReadonlyArray<readonly [string, Tree[]]>;
 }
 
-test('aggregateJson is JSON.stringify byte for byte, also when values are shared and serialized before', () => {
+function tree(depth: number, records: readonly StoredRecord[]): Tree {
+  const children: Array<readonly [string, Tree[]]> = [];
+  if (depth < 3) {
+    for (const child of ['orders', '7', 'refunds'].slice(0, Math.floor(random() * 4))) {
+      children.push([
+        child,
+        Array.from({ length: Math.floor(random() * 4) }, () => tree(depth + 1, records)),
+      ]);
+    }
+  }
+  // Records are shared between trees, as the in-memory store shares stored records.
+  return { record: pick(records), children };
+}
+
+function render<T>(t: Tree, form: AggregateForm<T>): T {
+  return form(
+    t.record,
+    t.children.map(([name, members]) => [name, members.map((m) => render(m, form))] as const),
+  );
+}
+
+test('the JSON form is JSON.stringify of the object form, byte for byte, with and without cached value texts', () => {
   const values = Array.from({ length: 30 }, () => value(0));
+  const records: StoredRecord[] = values.flatMap((v, i) => [
+    { ck: `{"id":${i}}`, key: { id: i }, value: v },
+    { ck: `{"id":${i}}`, key: { id: i }, value: v, valueJson: JSON.stringify(v) },
+  ]);
   for (let i = 0; i < 300; i++) {
-    const a = aggregate(0, values);
-    assert.is(aggregateJson(a), JSON.stringify(a));
+    const t = tree(0, records);
+    assert.is(render(t, jsonForm), JSON.stringify(render(t, objectForm)));
   }
 });
 
-test('an empty dependency map and empty lists', () => {
-  const a: Aggregate = { value: {}, dependencies: {} };
-  assert.is(aggregateJson(a), '{"value":{},"dependencies":{}}');
-  const b: Aggregate = { value: { id: 1 }, dependencies: { orders: [] } };
-  assert.is(aggregateJson(b), JSON.stringify(b));
+test('no dependencies and empty lists', () => {
+  const record: StoredRecord = { ck: '{"id":1}', key: { id: 1 }, value: { id: 1 } };
+  assert.is(jsonForm(record, []), '{"value":{"id":1},"dependencies":{}}');
+  assert.is(jsonForm(record, [['orders', []]]), '{"value":{"id":1},"dependencies":{"orders":[]}}');
 });
 
 test.run();
