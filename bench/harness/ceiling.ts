@@ -1,13 +1,14 @@
 import { MemoryBroker } from '../../engine/broker/memory/index.ts';
-import type { ProducerRecord } from '../../engine/broker/types.ts';
+import type { BrokerConsumer, ConsumedMessage, ProducerRecord } from '../../engine/broker/types.ts';
 import { feed } from './feed.ts';
 
 const OUTPUT = 'output';
 
 /**
  * The physical limit of the I/O path: consume -> JSON parse -> JSON serialize -> produce ->
- * commit on the same in-process broker, same topics, partitions and batch size as the engine,
- * no store. Returns the time from the first append to the last output append.
+ * commit on the same in-process broker as the engine (same topics, partitions, batch size and
+ * retention of uncommitted messages only), no store. Its output is read and committed as
+ * embedded mode reads the engine's. Returns the time from the first append to the last output.
  */
 export async function runCeiling(
   records: Iterable<ProducerRecord>,
@@ -17,18 +18,22 @@ export async function runCeiling(
 ): Promise<{ seconds: number; outputs: number; events: number }> {
   const broker = new MemoryBroker({
     topics: Object.fromEntries([...topics, OUTPUT].map((t) => [t, partitions])),
+    retention: 'committed',
   });
   const consumer = broker.consumer({ groupId: 'ceiling' });
   consumer.subscribe(topics);
+  const reader = broker.consumer({ groupId: 'ceiling-output' });
+  reader.subscribe([OUTPUT]);
   const producer = broker.producer();
   let consumed = 0;
+  let read = 0;
   let fedTotal = -1;
   let lastOutput = 0;
-  const loop = (async () => {
-    while (fedTotal < 0 || consumed < fedTotal) {
+  const done = () => fedTotal >= 0 && consumed >= fedTotal;
+  const transform = (async () => {
+    while (!done()) {
       const batch = await consumer.consume(1000, 20);
-      const acks: Promise<{ timestamp?: number }>[] = [];
-      const next = new Map<string, { topic: string; partition: number; offset: number }>();
+      const acks: Promise<unknown>[] = [];
       for (const message of batch) {
         const key = JSON.parse((message.key as Buffer).toString('utf8'));
         const value = JSON.parse((message.value as Buffer).toString('utf8'));
@@ -37,22 +42,34 @@ export async function runCeiling(
             topic: OUTPUT,
             key: Buffer.from(JSON.stringify(key)),
             value: Buffer.from(JSON.stringify(value)),
-          }) as Promise<{ timestamp?: number }>,
+          }),
         );
-        next.set(`${message.topic}/${message.partition}`, {
-          topic: message.topic,
-          partition: message.partition,
-          offset: message.offset + 1,
-        });
       }
-      for (const report of await Promise.all(acks)) lastOutput = Math.max(lastOutput, report.timestamp ?? 0);
-      if (next.size > 0) await consumer.commit([...next.values()]);
+      await Promise.all(acks);
+      await commit(consumer, batch);
       consumed += batch.length;
+    }
+  })();
+  const output = (async () => {
+    while (!done() || read < consumed) {
+      const batch = await reader.consume(10_000, 20);
+      for (const message of batch) lastOutput = Math.max(lastOutput, message.timestamp ?? 0);
+      await commit(reader, batch);
+      read += batch.length;
     }
   })();
   const started = Date.now();
   fedTotal = await feed(producer, records, rate ? { rate } : {});
-  await loop;
+  await transform;
+  await output;
   await consumer.disconnect();
+  await reader.disconnect();
   return { seconds: Math.max(1, lastOutput - started) / 1000, outputs: consumed, events: fedTotal };
+}
+
+async function commit(consumer: BrokerConsumer, batch: readonly ConsumedMessage[]): Promise<void> {
+  const next = new Map<string, { topic: string; partition: number; offset: number }>();
+  for (const m of batch)
+    next.set(`${m.topic}/${m.partition}`, { topic: m.topic, partition: m.partition, offset: m.offset + 1 });
+  if (next.size > 0) await consumer.commit([...next.values()]);
 }

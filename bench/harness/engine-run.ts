@@ -1,13 +1,9 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-import { pino } from 'pino';
-import { MemoryBroker } from '../../engine/broker/memory/index.ts';
+import pino from 'pino';
 import type { ConsumedMessage } from '../../engine/broker/types.ts';
-import type { Config } from '../../engine/config/index.ts';
 import { EmbeddedEngine } from '../../engine/embedded/engine.ts';
-import { createEngineMetrics, type EngineMetrics } from '../../engine/metrics/index.ts';
+import { createEngineMetrics } from '../../engine/metrics/index.ts';
 import { compileConfig } from '../../engine/runtime/compile.ts';
-import { type RunningEngine, startEngine } from '../../engine/runtime/engine.ts';
-import { MongoStore, type Store } from '../../engine/store/index.ts';
+import { MongoStore } from '../../engine/store/index.ts';
 import { type MongoFixture, startMongo } from '../../test/support/mongo.ts';
 import type { BenchEvent, Workload } from '../workloads/index.ts';
 import { benchConfig } from './config.ts';
@@ -22,7 +18,7 @@ export interface EngineRunOptions {
   readonly stream: Iterable<BenchEvent>;
   readonly partitions: number;
   readonly rate?: number;
-  /** Batches read ahead per consumer (engine default 2). */
+  /** Batches read ahead per consumer (embedded default otherwise). */
   readonly maxInFlight?: number;
 }
 
@@ -38,33 +34,49 @@ export interface EngineRunFigures {
   readonly standIn: boolean;
 }
 
-const none = {};
-
 /**
- * Runs the real engine (`startEngine`) on the in-process broker and a MemoryStore or MongoStore:
+ * Runs the engine as embedded mode runs it (`EmbeddedEngine`: in-process broker keeping only
+ * uncommitted messages, outputs read while the engine runs), on a MemoryStore or a MongoStore:
  * the unmeasured setup first (fed, then drained), then the measured stream. Figures are deltas
- * over the measured part; its end is the last output or internal update the broker appended.
+ * over the measured part; it ends with the last output the broker appended.
  */
 export async function runEngine(options: EngineRunOptions): Promise<EngineRunFigures> {
   const config = benchConfig(options.workload.graph);
-  const outputTopic = config.producer.config.topic;
-  const internalTopic = config.processor.internalUpdates.config.topic;
   const metrics = createEngineMetrics({ defaultMetrics: false });
   const mongo = options.store === 'mongo' ? await startMongo() : null;
-  const { engine, broker, store } = mongo
-    ? await startOnMongo(config, options, metrics, mongo)
-    : await startEmbedded(config, options, metrics);
+  const lazy = !Array.isArray(options.stream);
+  const stamps: OutputStamp[] = [];
+  let outputs = 0;
+  let lastOutputAt = 0;
+  let measuring = false;
+  const embedded = await EmbeddedEngine.start({
+    config,
+    logger: pino({ level: 'silent' }),
+    metrics,
+    partitions: options.partitions,
+    ...(mongo ? { store: mongoStore(config, mongo) } : {}),
+    ...(options.maxInFlight ? { maxInFlight: options.maxInFlight } : {}),
+    onOutput: (message) => {
+      if (!measuring) return;
+      outputs++;
+      lastOutputAt = Math.max(lastOutputAt, message.timestamp ?? 0);
+      if (!lazy) {
+        const stamp = stampOf(message);
+        if (stamp) stamps.push(stamp);
+      }
+    },
+  });
   try {
-    while (!(await engine.ready())) await sleep(5);
-    const producer = broker.producer();
+    const producer = embedded.broker.producer();
+    const capacity = () => embedded.inputCapacity();
     await feed(
       producer,
       map(options.setup, (e) => e.record),
+      { capacity },
     );
-    await settle(engine);
+    await embedded.drain();
 
-    const before = await snapshot(broker, [outputTopic, internalTopic], store, metrics);
-    const lazy = !Array.isArray(options.stream);
+    const before = await counters(embedded, metrics);
     const events: BenchEvent[] = lazy ? [] : (options.stream as BenchEvent[]);
     const times: number[] = [];
     let childUpdates = 0;
@@ -72,31 +84,26 @@ export async function runEngine(options: EngineRunOptions): Promise<EngineRunFig
       if (e.record.topic !== options.workload.graph.nodes[0]) childUpdates++;
       return e.record;
     });
+    measuring = true;
     const started = Date.now();
     const fed = await feed(producer, records, {
+      capacity,
       ...(options.rate ? { rate: options.rate } : {}),
       ...(lazy ? {} : { onAppend: (_: number, time: number) => times.push(time) }),
     });
-    await settle(engine);
-    const after = await snapshot(broker, [outputTopic, internalTopic], store, metrics);
-
-    const outputs = tail(broker, outputTopic, before.offsets.get(outputTopic) ?? []);
-    const end = Math.max(
-      started + 1,
-      ...[outputTopic, internalTopic].map((t) => lastTime(tail(broker, t, before.offsets.get(t) ?? []))),
-    );
-    const latency = lazy
-      ? null
-      : inputLatencies(
-          times,
-          events.map((e) => e.head),
-          stamps(outputs),
-        );
+    await embedded.drain();
+    const after = await counters(embedded, metrics);
     return {
       events: fed,
-      seconds: (end - started) / 1000,
-      outputs: outputs.length,
-      latency,
+      seconds: (Math.max(started + 1, lastOutputAt) - started) / 1000,
+      outputs,
+      latency: lazy
+        ? null
+        : inputLatencies(
+            times,
+            events.map((e) => e.head),
+            stamps,
+          ),
       roundTrips: after.roundTrips - before.roundTrips,
       internalConsumed: after.internalConsumed - before.internalConsumed,
       recomputes: after.recomputes - before.recomputes,
@@ -104,71 +111,22 @@ export async function runEngine(options: EngineRunOptions): Promise<EngineRunFig
       standIn: mongo?.standIn ?? false,
     };
   } finally {
-    await engine.stop();
+    await embedded.stop();
     await mongo?.stop();
   }
 }
 
-/** Embedded mode as users run it: `EmbeddedEngine` (in-process broker, MemoryStore). */
-async function startEmbedded(config: Config, options: EngineRunOptions, metrics: EngineMetrics) {
-  const embedded = await EmbeddedEngine.start({
-    config,
-    logger: pino({ level: 'silent' }),
-    metrics,
-    partitions: options.partitions,
-    ...(options.maxInFlight ? { maxInFlight: options.maxInFlight } : {}),
-  });
-  return { engine: embedded.engine, broker: embedded.broker, store: embedded.store as Store };
-}
-
-/** The runtime with the engine's default batching on the in-process broker and a MongoStore. */
-async function startOnMongo(
-  config: Config,
-  options: EngineRunOptions,
-  metrics: EngineMetrics,
-  mongo: MongoFixture,
-) {
-  const compiled = compileConfig(config);
-  const topics = [
-    ...compiled.topics.values(),
-    config.processor.internalUpdates.config.topic,
-    config.producer.config.topic,
-  ];
-  const broker = new MemoryBroker({ topics: Object.fromEntries(topics.map((t) => [t, options.partitions])) });
-  const store = new MongoStore({ ...compiled.layout, url: mongo.url, database: mongo.database });
-  const engine = await startEngine({
-    compiled,
-    broker,
-    store,
-    logger: pino({ level: 'silent' }),
-    clients: { consumer: () => none, producer: none, internalConsumer: none, internalProducer: none },
-    metrics,
-    ...(options.maxInFlight ? { maxInFlight: options.maxInFlight } : {}),
-  });
-  return { engine, broker, store: store as Store };
+function mongoStore(config: ReturnType<typeof benchConfig>, mongo: MongoFixture): MongoStore {
+  return new MongoStore({ ...compileConfig(config).layout, url: mongo.url, database: mongo.database });
 }
 
 function* map<T, U>(items: Iterable<T>, f: (item: T) => U): Iterable<U> {
   for (const item of items) yield f(item);
 }
 
-/** Waits until every consumer committed everything (twice in a row, as embedded `drain`). */
-async function settle(engine: RunningEngine): Promise<void> {
-  for (let quiet = 0; quiet < 2; ) {
-    await sleep(10);
-    quiet = (await engine.idle()) ? quiet + 1 : 0;
-  }
-}
-
-async function snapshot(
-  broker: MemoryBroker,
-  topics: readonly string[],
-  store: Store,
-  metrics: EngineMetrics,
-) {
+async function counters(embedded: EmbeddedEngine, metrics: ReturnType<typeof createEngineMetrics>) {
   return {
-    offsets: new Map(topics.map((t) => [t, broker.messages(t).map((p) => p.length)])),
-    roundTrips: store.counters.roundTrips,
+    roundTrips: embedded.store.counters.roundTrips,
     internalConsumed: await total(metrics.internalIn),
     recomputes: await total(metrics.internalOut),
   };
@@ -178,19 +136,11 @@ async function total(metric: { get(): Promise<{ values: { value: number }[] }> }
   return (await metric.get()).values.reduce((sum, v) => sum + v.value, 0);
 }
 
-function tail(broker: MemoryBroker, topic: string, from: readonly number[]): ConsumedMessage[] {
-  return broker.messages(topic).flatMap((messages, p) => messages.slice(from[p] ?? 0));
-}
-
-function lastTime(messages: readonly ConsumedMessage[]): number {
-  let last = 0;
-  for (const m of messages) last = Math.max(last, m.timestamp ?? 0);
-  return last;
-}
-
-function* stamps(outputs: readonly ConsumedMessage[]): Iterable<OutputStamp> {
-  for (const m of outputs) {
-    if (m.value === null || m.key === null) continue;
-    yield { head: (JSON.parse(m.key.toString('utf8')) as { id: number }).id, time: m.timestamp ?? 0 };
-  }
+/** The head id of an output (the workloads' keys are `{"id": n}`) and when it was appended. */
+function stampOf(message: ConsumedMessage): OutputStamp | null {
+  if (message.value === null || message.key === null) return null;
+  return {
+    head: (JSON.parse(message.key.toString('utf8')) as { id: number }).id,
+    time: message.timestamp ?? 0,
+  };
 }

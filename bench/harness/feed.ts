@@ -7,6 +7,8 @@ export interface FeedOptions {
   readonly chunk?: number;
   /** Called with each record's index and append time (ms since epoch). */
   readonly onAppend?: (index: number, time: number) => void;
+  /** Awaited before each chunk: the consumer's backpressure (a bounded input backlog). */
+  readonly capacity?: () => Promise<void>;
 }
 
 /**
@@ -37,6 +39,7 @@ export async function feed(
     } else {
       await yieldToLoop();
     }
+    await options.capacity?.();
   }
   await Promise.all(pending);
   return index;

@@ -4,6 +4,7 @@ import { inputLatencies, percentile } from '../../bench/harness/latency.ts';
 import type { RunResult } from '../../bench/harness/types.ts';
 import { niceMax, renderChart } from '../../bench/report/chart.ts';
 import { formatTable } from '../../bench/report/table.ts';
+import { checkTargets, formatTargets } from '../../bench/report/targets.ts';
 
 test('percentile: nearest rank, null when empty', () => {
   assert.is(percentile([], 0.5), null);
@@ -72,6 +73,43 @@ test('table: ratio to the ceiling, dashes for missing figures', () => {
   assert.ok(memoryLine?.includes('0.25'));
   assert.ok(memoryLine?.includes('20,000'));
   assert.ok(ceilingLine?.includes(' - '));
+});
+
+test('targets: each verdict from its own run, a missing run is "not run", below 0.25 x is flagged', () => {
+  const run = (patch: Partial<RunResult>): RunResult =>
+    ({
+      spec: { workload: 'W1', target: 'memory', events: 1000, seed: 1, scale: 0, partitions: 4 },
+      seconds: 1,
+      inputPerSecond: 1000,
+      outputMessages: 10,
+      outputPerSecond: 10,
+      latencyMs: { p50: 1, p99: 1, max: 1, samples: 1, unanswered: 0 },
+      roundTripsPerEvent: 0.01,
+      internalUpdates: null,
+      childUpdatesPerRecompute: null,
+      peakRssMb: 100,
+      ...patch,
+    }) as RunResult;
+  const checks = checkTargets({
+    w1Memory: run({ inputPerSecond: 20_000 }),
+    w1Ceiling: 100_000,
+    w1Mongo: run({ roundTripsPerEvent: 0.02 }),
+    halfRate: run({ latencyMs: { p50: 200, p99: 351, max: 400, samples: 10, unanswered: 0 } }),
+    compressionWindowMs: 250,
+    w3Memory: run({ childUpdatesPerRecompute: 5 }),
+  });
+  assert.equal(
+    checks.map((c) => [c.verdict, c.measured]),
+    [
+      ['missed', '0.20 x (below 0.25: defect)'],
+      ['met', '0.0200'],
+      ['missed', '351 ms'],
+      ['met', '5.0'],
+      ['not run', '-'],
+    ],
+  );
+  assert.ok(checks[2]?.target.includes('350 ms'), 'the bound follows the compression window');
+  assert.match(formatTargets(checks), /W3 child updates per recompute >= 5\s+met\s+5\.0/);
 });
 
 test.run();

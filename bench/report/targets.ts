@@ -1,0 +1,86 @@
+import type { RunResult } from '../harness/types.ts';
+
+/** The issue's targets for one benchmark run, each with the figure measured and a verdict. */
+export interface TargetCheck {
+  readonly target: string;
+  readonly measured: string;
+  /** 'met', 'missed', or 'not run' (the run it needs was skipped or failed). */
+  readonly verdict: 'met' | 'missed' | 'not run';
+}
+
+export interface TargetInputs {
+  /** W1 on MemoryStore at full speed, and its ceiling (events/s) from the same run. */
+  readonly w1Memory?: RunResult | undefined;
+  readonly w1Ceiling?: number | undefined;
+  /** W1 on MongoStore with the default batching. */
+  readonly w1Mongo?: RunResult | undefined;
+  /** W1 on MemoryStore paced at half of `w1Memory`'s rate. */
+  readonly halfRate?: RunResult | undefined;
+  readonly compressionWindowMs: number;
+  readonly w3Memory?: RunResult | undefined;
+  /** W1 on MongoStore with 1,000,000 events. */
+  readonly million?: RunResult | undefined;
+}
+
+const fixed = (value: number, digits: number) =>
+  value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+
+/**
+ * Checks the figures against the targets of the benchmark issue: throughput >= 0.5 x ceiling
+ * (below 0.25 x is a defect), <= 0.05 store round trips per event on MongoStore, p99 <= window
+ * + 100 ms at half the maximum rate, >= 5 child updates per head recompute on W3, and peak RSS
+ * <= 250 MB for a million events on MongoStore.
+ */
+export function checkTargets(inputs: TargetInputs): TargetCheck[] {
+  const checks: TargetCheck[] = [];
+  const add = (
+    target: string,
+    value: number | null | undefined,
+    format: (v: number) => string,
+    ok: (v: number) => boolean,
+  ) =>
+    checks.push(
+      value === null || value === undefined || !Number.isFinite(value)
+        ? { target, measured: '-', verdict: 'not run' }
+        : { target, measured: format(value), verdict: ok(value) ? 'met' : 'missed' },
+    );
+  const ratio =
+    inputs.w1Memory && inputs.w1Ceiling ? inputs.w1Memory.inputPerSecond / inputs.w1Ceiling : null;
+  add(
+    'W1 throughput >= 0.5 x ceiling',
+    ratio,
+    (v) => `${fixed(v, 2)} x${v < 0.25 ? ' (below 0.25: defect)' : ''}`,
+    (v) => v >= 0.5,
+  );
+  add(
+    'W1 MongoStore round trips/event <= 0.05',
+    inputs.w1Mongo?.roundTripsPerEvent,
+    (v) => fixed(v, 4),
+    (v) => v <= 0.05,
+  );
+  const bound = inputs.compressionWindowMs + 100;
+  add(
+    `W1 p99 at half rate <= ${bound} ms`,
+    inputs.halfRate?.latencyMs.p99,
+    (v) => `${fixed(v, 0)} ms`,
+    (v) => v <= bound,
+  );
+  add(
+    'W3 child updates per recompute >= 5',
+    inputs.w3Memory?.childUpdatesPerRecompute,
+    (v) => fixed(v, 1),
+    (v) => v >= 5,
+  );
+  add(
+    '1M events on MongoStore: peak RSS <= 250 MB',
+    inputs.million?.peakRssMb,
+    (v) => `${fixed(v, 0)} MB`,
+    (v) => v <= 250,
+  );
+  return checks;
+}
+
+export function formatTargets(checks: readonly TargetCheck[]): string {
+  const width = Math.max(...checks.map((c) => c.target.length));
+  return checks.map((c) => `${c.target.padEnd(width)}  ${c.verdict.padEnd(7)}  ${c.measured}`).join('\n');
+}
