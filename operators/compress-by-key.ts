@@ -31,6 +31,12 @@ export interface CompressByKeyOptions<T> {
   readonly onCompressed?: (inCount: number, outCount: number) => void;
   /** Emitted batches awaiting acknowledgement before closed windows are held back; default unbounded. */
   readonly maxInFlight?: number;
+  /**
+   * Most items per emitted batch; default unbounded. Closed windows beyond it go in the next
+   * batch, emitted on a later turn of the event loop, so one large batch of work cannot hold
+   * back everything else the process does (and make the input bunch up behind it).
+   */
+  readonly maxBatchSize?: number;
 }
 
 /** Timers fire on whole milliseconds: a window closing within one of now is due now. */
@@ -53,6 +59,7 @@ export function compressByKey<T>(options: CompressByKeyOptions<T>): OperatorFunc
   const { keyOf, merge, onCompressed } = options;
   const windowMs = Math.max(0, options.windowMs);
   const maxInFlight = options.maxInFlight ?? Number.POSITIVE_INFINITY;
+  const maxBatchSize = options.maxBatchSize ?? Number.POSITIVE_INFINITY;
   return (source) =>
     new Observable<Batch<T>>((subscriber) => {
       // Windows open in time order, so a Map in insertion order is also ordered by close time.
@@ -70,17 +77,22 @@ export function compressByKey<T>(options: CompressByKeyOptions<T>): OperatorFunc
         return Math.min(key, pendingAcks[0]?.releaseAt ?? Number.POSITIVE_INFINITY);
       };
 
-      const emit = (until: number) => {
+      const emit = (until: number, limit: number) => {
         const items: T[] = [];
         let inCount = 0;
         for (const [key, window] of windows) {
-          if (window.closesAt > until) break;
+          if (window.closesAt > until || items.length >= limit) break;
           windows.delete(key);
           items.push(window.item);
           inCount += window.count;
         }
+        // An input batch is complete once no window up to its release is left; a closed window
+        // cut off by the size limit holds back the batches released at or after its close.
+        const left = windows.values().next();
+        const cut = !left.done && left.value.closesAt <= until ? left.value.closesAt : null;
+        const released = (p: PendingAcks) => (cut === null ? p.releaseAt <= until : p.releaseAt < cut);
         const acks: Acknowledgement[] = [];
-        while (pendingAcks.length > 0 && (pendingAcks[0] as PendingAcks).releaseAt <= until) {
+        while (pendingAcks.length > 0 && released(pendingAcks[0] as PendingAcks)) {
           for (const ack of (pendingAcks.shift() as PendingAcks).acks) acks.push(ack);
         }
         if (items.length === 0 && acks.length === 0) return;
@@ -97,7 +109,8 @@ export function compressByKey<T>(options: CompressByKeyOptions<T>): OperatorFunc
           if (done) return;
           done = true;
           inFlight--;
-          schedule();
+          // On a later turn: the work downstream just finished may have starved other work.
+          setImmediate(schedule);
         };
         return acks.map((ack) => ({
           tracker: ack.tracker,
@@ -116,9 +129,11 @@ export function compressByKey<T>(options: CompressByKeyOptions<T>): OperatorFunc
         if (due > now) return arm();
         clearTimeout(timer);
         timer = undefined;
-        emit(now);
-        // What is left is not due yet, or waits for capacity (an acknowledgement calls us again).
-        arm();
+        emit(now, maxBatchSize);
+        // More may be due (cut by the size limit): emit it on a later turn if there is room;
+        // else it waits for capacity (an acknowledgement calls us again) or for its window.
+        if (inFlight < maxInFlight && nextDue() <= Date.now() + TIMER_RESOLUTION_MS) setImmediate(schedule);
+        else arm();
       };
 
       const arm = () => {
@@ -164,7 +179,7 @@ export function compressByKey<T>(options: CompressByKeyOptions<T>): OperatorFunc
         complete() {
           closed = true;
           clearTimeout(timer);
-          emit(Number.POSITIVE_INFINITY);
+          emit(Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY);
           subscriber.complete();
         },
       });

@@ -158,12 +158,37 @@ test('maxInFlight holds closed windows until downstream acknowledges, merging th
   await wait(25);
   assert.equal(out.length, 1, 'b and c are due but the first batch is not acknowledged yet');
   for (const ack of out[0]!.acks) ack.ack();
-  assert.equal(out.length, 2, 'acknowledging frees the slot at once');
+  await new Promise(setImmediate);
+  assert.equal(out.length, 2, 'acknowledging frees the slot for the next turn of the event loop');
   assert.deepEqual(out[1]!.items, [
     { key: 'b', n: 2 },
     { key: 'c', n: 1 },
   ]);
   assert.equal(out[1]!.acks.length, 2);
+});
+
+test('maxBatchSize splits closed windows over several batches; an input batch is acknowledged with its last key', async () => {
+  const input = new Subject<Batch<Update>>();
+  const out: Batch<Update>[] = [];
+  input
+    .pipe(compressByKey({ windowMs: 10, keyOf: (u) => u.key, maxBatchSize: 2 }))
+    .subscribe((b) => out.push(b));
+  const first = batch({ key: 'a', n: 1 }, { key: 'b', n: 1 });
+  const second = batch({ key: 'c', n: 1 }, { key: 'a', n: 2 });
+  input.next(first);
+  input.next(second); // same millisecond or the next: all four windows close together
+  await wait(30);
+  assert.deepEqual(
+    out.map((b) => b.items.map((u) => `${u.key}${u.n}`)),
+    [['a2', 'b1'], ['c1']],
+  );
+  const acked = out.map((b) => b.acks.length);
+  assert.equal(
+    acked.reduce((x, y) => x + y, 0),
+    2,
+    'each input batch acknowledged once',
+  );
+  assert.ok(out[1]!.acks.length >= 1, 'the second input batch (holding c) goes with c');
 });
 
 test.run();
