@@ -55,14 +55,30 @@ export async function computeAggregates<T = Aggregate>(
   records: readonly StoredRecord[],
   form: AggregateForm<T> = objectForm as AggregateForm<unknown> as AggregateForm<T>,
 ): Promise<Map<string, T>> {
+  const linked = await linkAggregates(store, topology, head, records);
+  return new Map(records.map((record) => [record.ck, linked.render(record, form)]));
+}
+
+/** The links of a batch of head records, fetched; rendering one aggregate is then CPU work only. */
+export interface LinkedAggregates {
+  render<T>(record: StoredRecord, form: AggregateForm<T>): T;
+}
+
+/** The store half of {@link computeAggregates}: every lookup of the batch, one per edge. */
+export async function linkAggregates(
+  store: Store,
+  topology: Topology,
+  head: string,
+  records: readonly StoredRecord[],
+): Promise<LinkedAggregates> {
   const subgraph = subgraphOf(topology, head);
   const links = await fetchLinks(store, subgraph, head, records);
-  const result = new Map<string, T>();
-  for (const record of records) {
-    const included = subgraph.multiParent ? includedFor(subgraph, links, head, record) : null;
-    result.set(record.ck, build({ subgraph, links, included, form }, head, record));
-  }
-  return result;
+  return {
+    render(record, form) {
+      const included = subgraph.multiParent ? includedFor(subgraph, links, head, record) : null;
+      return build({ subgraph, links, included, form }, head, record);
+    },
+  };
 }
 
 function subgraphOf(topology: Topology, head: string): Subgraph {
