@@ -1,7 +1,7 @@
 import { type AnyBulkWriteOperation, type Collection, type Db, type Document, MongoClient } from 'mongodb';
 import type { CompiledEdge } from '../../filter/index.ts';
 import { toMongoFilter } from '../../filter/index.ts';
-import type { JsonObject } from '../../record/json.ts';
+import type { JsonObject, JsonValue } from '../../record/json.ts';
 import { canonicalJson, keyId } from '../../record/key.ts';
 import { StoreUnavailableError } from '../errors.ts';
 import { checkKnown, edgeLookup, type StoreLayout } from '../layout.ts';
@@ -27,11 +27,15 @@ interface RecordDocument {
   value: JsonObject;
 }
 
-/** The emitted aggregate is kept as the exact text emitted: the next `before`, byte for byte. */
+/**
+ * The emitted aggregate is kept as the exact text emitted: the next `before`, byte for byte.
+ * Documents of streamfold 0.1 hold it as `aggregate` (a document) instead; they are still read.
+ */
 interface EmittedDocument {
   __pk: string;
   key: JsonObject;
   json: string;
+  aggregate?: JsonValue;
 }
 
 /** Documents per reply for lookups: a batch's matches come back in one reply where possible. */
@@ -174,7 +178,7 @@ export class MongoStore implements Store {
     const docs = await this.#retry(() =>
       collection.find({ __pk: { $in: cks.map(keyId) } }, { batchSize: LOOKUP_BATCH_SIZE }).toArray(),
     );
-    return new Map(docs.map((d) => [canonicalJson(d.key), d.json]));
+    return new Map(docs.map((d) => [canonicalJson(d.key), d.json ?? JSON.stringify(d.aggregate)]));
   }
 
   async writeEmitted(head: string, writes: readonly EmittedWrite[]): Promise<void> {

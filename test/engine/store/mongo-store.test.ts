@@ -2,7 +2,9 @@ import { createServer } from 'node:net';
 import { MongoClient, MongoNetworkError, MongoServerError } from 'mongodb';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { keyId } from '../../../engine/record/key.ts';
 import { MongoStore, StoreUnavailableError, sinkCollection } from '../../../engine/store/index.ts';
+import { emittedCollection } from '../../../engine/store/mongo/names.ts';
 import { isTransient, withRetry } from '../../../engine/store/mongo/retry.ts';
 import { startMongo } from '../../support/mongo.ts';
 import { LAYOUT, storeBehaviour, upsert } from './store-behaviour.ts';
@@ -50,6 +52,25 @@ mongoOnly('open() creates the §8 indexes, and opening again is harmless', async
   await again.close();
   assert.equal({ orders: await indexes('orders'), customers: await indexes('customers') }, before);
 });
+
+mongoOnly(
+  'emitted aggregates are {__pk, key, json}; an older {aggregate} document is still read',
+  async () => {
+    const emitted = client.db(mongo.database).collection(emittedCollection('test', 'customers'));
+    await store.writeEmitted('customers', [{ ck: '{"id":5}', key: { id: 5 }, json: '{"value":{"id":5}}' }]);
+    const doc = await emitted.findOne({ 'key.id': 5 });
+    assert.equal(Object.keys(doc ?? {}).sort(), ['__pk', '_id', 'json', 'key']);
+    // As streamfold 0.1 wrote it: the aggregate as a document.
+    await emitted.insertOne({
+      __pk: keyId('{"id":6}'),
+      key: { id: 6 },
+      aggregate: { value: { id: 6 }, dependencies: {} },
+    });
+    const read = await store.getEmitted('customers', ['{"id":5}', '{"id":6}']);
+    assert.is(read.get('{"id":5}'), '{"value":{"id":5}}');
+    assert.is(read.get('{"id":6}'), '{"value":{"id":6},"dependencies":{}}');
+  },
+);
 
 mongoOnly('documents are {__pk, key, value}; a lookup of 1,000 parents is one query', async () => {
   const doc = await client
