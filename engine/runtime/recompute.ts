@@ -70,7 +70,7 @@ async function recomputeHead(
       ...(update.op ? { headOp: update.op } : {}),
     });
     // Records of one key go out in order: a delete before its tombstone (same partition).
-    for (const record of plan.records) produced.push(ctx.producer.produce(record));
+    for (const message of plan.records) produced.push(ctx.producer.produce(message));
     if (plan.remember !== undefined) remembered.push({ ck: update.ck, key: update.key, json: plan.remember });
   }
   await Promise.all(produced);
