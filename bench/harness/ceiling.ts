@@ -1,5 +1,6 @@
 import { MemoryBroker } from '../../engine/broker/memory/index.ts';
-import type { BrokerConsumer, ConsumedMessage, ProducerRecord } from '../../engine/broker/types.ts';
+import { nextOffsets } from '../../engine/broker/next-offsets.ts';
+import type { ProducerRecord } from '../../engine/broker/types.ts';
 import { feed } from './feed.ts';
 
 const OUTPUT = 'output';
@@ -46,7 +47,7 @@ export async function runCeiling(
         );
       }
       await Promise.all(acks);
-      await commit(consumer, batch);
+      await consumer.commit(nextOffsets(batch));
       consumed += batch.length;
     }
   })();
@@ -54,7 +55,7 @@ export async function runCeiling(
     while (!done() || read < consumed) {
       const batch = await reader.consume(10_000, 20);
       for (const message of batch) lastOutput = Math.max(lastOutput, message.timestamp ?? 0);
-      await commit(reader, batch);
+      await reader.commit(nextOffsets(batch));
       read += batch.length;
     }
   })();
@@ -65,11 +66,4 @@ export async function runCeiling(
   await consumer.disconnect();
   await reader.disconnect();
   return { seconds: Math.max(1, lastOutput - started) / 1000, outputs: consumed, events: fedTotal };
-}
-
-async function commit(consumer: BrokerConsumer, batch: readonly ConsumedMessage[]): Promise<void> {
-  const next = new Map<string, { topic: string; partition: number; offset: number }>();
-  for (const m of batch)
-    next.set(`${m.topic}/${m.partition}`, { topic: m.topic, partition: m.partition, offset: m.offset + 1 });
-  if (next.size > 0) await consumer.commit([...next.values()]);
 }

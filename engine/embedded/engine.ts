@@ -1,12 +1,7 @@
 import type { Logger } from 'pino';
 import { MemoryBroker } from '../broker/memory/index.ts';
-import type {
-  BrokerConsumer,
-  BrokerProducer,
-  ConsumedMessage,
-  ProducerRecord,
-  TopicPartitionOffset,
-} from '../broker/types.ts';
+import { nextOffsets } from '../broker/next-offsets.ts';
+import type { BrokerConsumer, BrokerProducer, ConsumedMessage, ProducerRecord } from '../broker/types.ts';
 import type { Config } from '../config/index.ts';
 import type { EngineMetrics } from '../metrics/index.ts';
 import { deadLetterTopics } from '../runtime/clients.ts';
@@ -238,9 +233,7 @@ export class EmbeddedEngine {
   }
 
   #pending(groupIds: readonly string[]): number {
-    let pending = 0;
-    for (const groupId of groupIds) pending += this.broker.groupLag(groupId);
-    return pending;
+    return this.broker.groupsLag(groupIds);
   }
 
   /** Passes outputs to `onOutput` as they come, and commits them so the broker drops them. */
@@ -256,14 +249,6 @@ export class EmbeddedEngine {
       await this.output.commit(nextOffsets(batch));
     }
   }
-}
-
-/** Per partition, the offset after the last message of the batch. */
-function nextOffsets(batch: readonly ConsumedMessage[]): TopicPartitionOffset[] {
-  const next = new Map<number, TopicPartitionOffset>();
-  for (const m of batch)
-    next.set(m.partition, { topic: m.topic, partition: m.partition, offset: m.offset + 1 });
-  return [...next.values()];
 }
 
 /** A bound of 0 would make `feed` wait forever: nothing is ever pending below 0. */

@@ -108,7 +108,7 @@ export class MemoryBroker implements Broker {
    * waiting for a consumer to catch up without polling, e.g. backpressure on a producer.
    */
   lagAtMost(groupIds: readonly string[], max: number): Promise<void> {
-    if (this.#lagOf(groupIds) <= max) return Promise.resolve();
+    if (this.groupsLag(groupIds) <= max) return Promise.resolve();
     return new Promise((resolve) => this.#lagWaiters.add({ groupIds, max, resolve }));
   }
 
@@ -146,13 +146,14 @@ export class MemoryBroker implements Broker {
   /** After any commit: lag only goes down on commits, so that is when waiters are checked. */
   #committed(): void {
     for (const waiter of this.#lagWaiters) {
-      if (this.#lagOf(waiter.groupIds) > waiter.max) continue;
+      if (this.groupsLag(waiter.groupIds) > waiter.max) continue;
       this.#lagWaiters.delete(waiter);
       waiter.resolve();
     }
   }
 
-  #lagOf(groupIds: readonly string[]): number {
+  /** The summed {@link groupLag} of several groups. */
+  groupsLag(groupIds: readonly string[]): number {
     let lag = 0;
     for (const groupId of groupIds) lag += this.groupLag(groupId);
     return lag;
