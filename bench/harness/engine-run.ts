@@ -18,7 +18,7 @@ export interface EngineRunOptions {
   readonly stream: Iterable<BenchEvent>;
   readonly partitions: number;
   readonly rate?: number;
-  /** Batches read ahead per consumer (embedded default otherwise). */
+  /** Batches read ahead per input consumer (the runtime default otherwise). */
   readonly maxInFlight?: number;
 }
 

@@ -25,7 +25,7 @@ export interface EmbeddedEngineOptions {
   readonly onOutput?: (message: ConsumedMessage) => unknown;
   /** Largest input batch (default 1000). */
   readonly maxBatchSize?: number;
-  /** Batches read ahead per consumer (default `EMBEDDED_MAX_IN_FLIGHT`). */
+  /** Batches read ahead per input consumer (default: the runtime's). */
   readonly maxInFlight?: number;
   /**
    * Input records fed and not yet committed by the engine at which `feed` waits (default
@@ -42,20 +42,11 @@ export interface EmbeddedEngineOptions {
 }
 
 /**
- * Read-ahead of the embedded consumers. In process, a batch in flight costs no I/O, only its
- * memory; and the internal-updates pipeline holds its batches for the compression window, so
- * with the runtime's default of 2 it recomputes at most 2 batches per window (W1 bench:
- * 8.6k -> 23k input events/s with 16; 32 and 64 bring nothing more).
- */
-export const EMBEDDED_MAX_IN_FLIGHT = 16;
-
-/**
- * About the read-ahead of three input consumers (16 batches of 1000 each), so that waiting for
- * room seldom starves them, and commits every 500 ms (the default interval) still leave room
- * for 100k records/s.
+ * Well above the input consumers' read-ahead, so waiting for room seldom starves them, and with
+ * commits every 500 ms (the default interval) still room for 100k records/s.
  */
 export const EMBEDDED_MAX_PENDING_INPUT = 50_000;
-/** Above what the internal-updates consumer holds for one compression window (16 batches). */
+/** Well above what the internal-updates consumer holds for one compression window at 100k/s. */
 export const EMBEDDED_MAX_PENDING_DOWNSTREAM = 50_000;
 
 const OUTPUT_GROUP = 'streamfold.embedded.output';
@@ -161,7 +152,7 @@ export class EmbeddedEngine {
       deadLetterTopics: deadLetters,
       ...(options.metrics ? { metrics: options.metrics } : {}),
       ...(options.maxBatchSize ? { maxBatchSize: options.maxBatchSize } : {}),
-      maxInFlight: options.maxInFlight ?? EMBEDDED_MAX_IN_FLIGHT,
+      ...(options.maxInFlight ? { maxInFlight: options.maxInFlight } : {}),
     });
     const output = broker.consumer({ groupId: OUTPUT_GROUP });
     await output.connect();
