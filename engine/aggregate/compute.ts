@@ -11,13 +11,19 @@ export interface Aggregate {
 /** Per edge: for each parent ck, the linked child records (ordered by ck). */
 type EdgeLinks = Map<string, LinkedRecords>;
 
+/** The out-edges of a node to one child node (several must all link). */
+interface ChildEdges {
+  readonly child: string;
+  readonly edges: readonly [StoreEdge, ...StoreEdge[]];
+}
+
 /** A head's subgraph as the builder walks it (derived from the topology, per call). */
 interface Subgraph {
   readonly levels: readonly (readonly string[])[];
   /** Per node, its in-edges whose parent is in the subgraph. */
   readonly inEdges: ReadonlyMap<string, readonly StoreEdge[]>;
-  /** Per node, its out-edges grouped by child node. */
-  readonly outEdges: ReadonlyMap<string, ReadonlyMap<string, readonly StoreEdge[]>>;
+  /** Per node, its out-edges grouped by child node, in out-edge order. */
+  readonly outEdges: ReadonlyMap<string, readonly ChildEdges[]>;
   /** Some node has several in-edges: membership must be decided per head record (§4). */
   readonly multiParent: boolean;
 }
@@ -86,19 +92,22 @@ function subgraphOf(topology: Topology, head: string): Subgraph {
   if (!levels) throw new Error(`${head} is not a head node`);
   const members = new Set(levels.flat());
   const inEdges = new Map<string, StoreEdge[]>();
-  const outEdges = new Map<string, Map<string, StoreEdge[]>>();
+  const outEdges = new Map<string, ChildEdges[]>();
   for (const id of members) {
     inEdges.set(
       id,
       node(topology, id).in.filter((e) => members.has(e.parent)),
     );
-    const byChild = new Map<string, StoreEdge[]>();
+    const byChild = new Map<string, [StoreEdge, ...StoreEdge[]]>();
     for (const edge of node(topology, id).out) {
       const list = byChild.get(edge.child);
       if (list) list.push(edge);
       else byChild.set(edge.child, [edge]);
     }
-    outEdges.set(id, byChild);
+    outEdges.set(
+      id,
+      [...byChild].map(([child, edges]) => ({ child, edges })),
+    );
   }
   const multiParent = [...inEdges.values()].some((edges) => edges.length > 1);
   return { levels, inEdges, outEdges, multiParent };
@@ -139,7 +148,7 @@ async function fetchLinks(
           }),
         );
         // Only parents of a further level need the deduplicated list (not the leaves, the most).
-        if ((subgraph.outEdges.get(child)?.size ?? 0) > 0) candidates.set(child, linkedOnEvery(reached));
+        if ((subgraph.outEdges.get(child)?.length ?? 0) > 0) candidates.set(child, linkedOnEvery(reached));
       }),
     );
   }
@@ -198,21 +207,27 @@ interface Walk<T> {
   readonly form: AggregateForm<T>;
 }
 
+const NO_DEPENDENCIES: ReadonlyArray<readonly [string, never[]]> = [];
+
 function build<T>(walk: Walk<T>, nodeId: string, record: StoredRecord): T {
-  const dependencies: Array<readonly [string, T[]]> = [];
-  for (const [child, edges] of walk.subgraph.outEdges.get(nodeId) ?? []) {
+  const out = walk.subgraph.outEdges.get(nodeId) ?? [];
+  // Most records are leaves: no lists to allocate.
+  if (out.length === 0) return walk.form(record, NO_DEPENDENCIES);
+  const dependencies: Array<readonly [string, T[]]> = new Array(out.length);
+  for (let d = 0; d < out.length; d++) {
+    const { child, edges } = out[d] as ChildEdges;
     // Several edges to one child node must all link (like several in-edges, §1): intersect them.
     // Lists are ordered by ck, and filtering keeps that order (§4).
-    let linked = walk.links.get((edges[0] as StoreEdge).id)?.get(record.ck) ?? [];
-    for (const edge of edges.slice(1)) {
-      const other = walk.links.get(edge.id)?.get(record.ck) ?? [];
+    let linked = walk.links.get(edges[0].id)?.get(record.ck) ?? [];
+    for (let e = 1; e < edges.length; e++) {
+      const other = walk.links.get((edges[e] as StoreEdge).id)?.get(record.ck) ?? [];
       linked = linked.filter((c) => other.some((o) => o.ck === c.ck));
     }
     const members = walk.included?.get(child);
     const kept = members ? linked.filter((c) => members.has(c.ck)) : linked;
     const rendered: T[] = new Array(kept.length);
     for (let i = 0; i < kept.length; i++) rendered[i] = build(walk, child, kept[i] as StoredRecord);
-    dependencies.push([child, rendered]);
+    dependencies[d] = [child, rendered];
   }
   return walk.form(record, dependencies);
 }
