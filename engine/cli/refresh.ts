@@ -1,4 +1,4 @@
-import { type Config, ConfigError, loadConfig } from '../config/index.ts';
+import { ConfigError } from '../config/index.ts';
 import type { CliCommand } from './command.ts';
 import { progressReporter } from './progress.ts';
 import { loadConfigOrReport, reportConfigError } from './report.ts';

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { type Config, ConfigError, loadConfig } from '../config/index.ts';
+import { type Config, ConfigError } from '../config/index.ts';
 import { createLogger } from '../logging/logger.ts';
 import type { CliCommand, CliIo } from './command.ts';
 import { progressReporter } from './progress.ts';

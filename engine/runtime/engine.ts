@@ -223,7 +223,7 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
       if (owned.size < allConsumers.length) return false;
       // A lag query that fails (a slow broker) proves nothing: not idle yet, ask again later.
       const lags = await Promise.all(allConsumers.map((c) => c.lag())).catch(() => null);
-      return lags !== null && lags.every((partitions) => partitions.every((p) => p.lag === 0));
+      return lags?.every((partitions) => partitions.every((p) => p.lag === 0)) ?? false;
     },
     stop() {
       stopping ??= close();

@@ -8,7 +8,7 @@
  *   // ... produce to kafka.topic('orders') ...
  *   await kafka.stop();
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
