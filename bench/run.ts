@@ -8,6 +8,7 @@
  *   --mongo-events=N        measured events per MongoStore run (default 3000; quick 1000: the stand-in's
  *                           writes slow down with its size, quadratically in all)
  *   --seed=N                generator seed (default 42)
+ *   --repeat=N              runs per MemoryStore figure, the median reported (default 3; quick 1)
  *   --no-latency            skip the W1 latency run at half the maximum throughput
  *   --rss-million           add W1 on MongoStore with 1,000,000 events (peak RSS; slow on the stand-in)
  *
@@ -38,6 +39,7 @@ const { values } = parseArgs({
     events: { type: 'string' },
     'mongo-events': { type: 'string' },
     seed: { type: 'string', default: '42' },
+    repeat: { type: 'string' },
     'no-latency': { type: 'boolean', default: false },
     'rss-million': { type: 'boolean', default: false },
   },
@@ -49,6 +51,7 @@ const stores = list(values.stores, ['memory', 'mongo']) as Target[];
 const events = positive(values.events, quick ? 20_000 : 200_000, '--events');
 const mongoEvents = positive(values['mongo-events'], quick ? 1_000 : 3_000, '--mongo-events');
 const seed = positive(values.seed, 42, '--seed');
+const repeat = positive(values.repeat, quick ? 1 : 3, '--repeat');
 /**
  * W3's customers: enough heads that compression, not a tiny key space, explains the ratio.
  * Fewer on MongoStore: the stand-in slows down superlinearly with its content.
@@ -109,44 +112,45 @@ function runChild(spec: RunSpec): Promise<RunResult> {
 const rows: TableRow[] = [];
 const results: RunResult[] = [];
 const failures: string[] = [];
-/** Runs one child; a failed run is reported and left out, so the others still count. */
-async function measure(label: string, spec: RunSpec, ceiling: number | null): Promise<RunResult | null> {
-  process.stderr.write(`bench: ${label} ...\n`);
-  try {
-    const result = await runChild(spec);
-    rows.push({ label, result, ceiling });
-    results.push(result);
-    return result;
-  } catch (error) {
-    failures.push(`${label}: ${(error as Error).message}`);
-    process.stderr.write(`bench: ${label} failed: ${(error as Error).message}\n`);
-    return null;
-  }
-}
 
 /**
- * The ceiling of a workload: the median of CEILING_RUNS runs (one is well under a second, so a
- * single run is at the mercy of a GC pause or the other core's load). Each run is kept in the
- * JSON results; the table shows the median one.
+ * Runs one figure `runs` times and reports the median run by `key` (higher is better: events/s,
+ * or minus p99 for the latency run), the worse middle one for an even count: on a shared 2-core
+ * machine single runs of the same spec differ by a third.
+ * A failed run is reported and left out, so the others still count. Every run is kept in the
+ * JSON results; the table shows the median one and the range of events/s.
  */
-const CEILING_RUNS = 3;
-async function measureCeiling(id: WorkloadId, spec: RunSpec): Promise<RunResult | null> {
+async function measure(
+  label: string,
+  spec: RunSpec,
+  options: { ceiling: number | null; runs: number; key?: (r: RunResult) => number },
+): Promise<RunResult | null> {
   const runs: RunResult[] = [];
-  for (let i = 0; i < CEILING_RUNS; i++) {
-    process.stderr.write(`bench: ${id} ceiling (${i + 1}/${CEILING_RUNS}) ...\n`);
+  for (let i = 0; i < options.runs; i++) {
+    process.stderr.write(`bench: ${label}${options.runs > 1 ? ` (${i + 1}/${options.runs})` : ''} ...\n`);
     try {
       runs.push(await runChild(spec));
     } catch (error) {
-      failures.push(`${id} ceiling: ${(error as Error).message}`);
+      failures.push(`${label}: ${(error as Error).message}`);
+      process.stderr.write(`bench: ${label} failed: ${(error as Error).message}\n`);
     }
   }
-  runs.sort((a, b) => a.inputPerSecond - b.inputPerSecond);
-  const median = runs[Math.floor(runs.length / 2)];
+  const key = options.key ?? ((r: RunResult) => r.inputPerSecond);
+  const median = [...runs].sort((a, b) => key(a) - key(b))[Math.floor((runs.length - 1) / 2)];
   if (!median) return null;
-  rows.push({ label: `${id} ceiling (median of ${runs.length})`, result: median, ceiling: null });
+  const speeds = runs.map((r) => r.inputPerSecond);
+  rows.push({
+    label: runs.length > 1 ? `${label} (median of ${runs.length})` : label,
+    result: median,
+    ceiling: options.ceiling,
+    ...(runs.length > 1 ? { range: [Math.min(...speeds), Math.max(...speeds)] as const } : {}),
+  });
   results.push(...runs);
   return median;
 }
+
+/** A ceiling run is well under a second, at the mercy of one GC pause: never fewer than 3. */
+const CEILING_RUNS = Math.max(3, repeat);
 
 const started = new Date();
 const base = { seed, partitions: PARTITIONS };
@@ -154,7 +158,11 @@ const ceilings = new Map<WorkloadId, number>();
 const engineRuns = new Map<string, RunResult>();
 for (const id of workloads) {
   const scale = id === 'W3' ? w3Scale.memory : 0;
-  const ceiling = await measureCeiling(id, { ...base, workload: id, target: 'ceiling', events, scale });
+  const ceiling = await measure(
+    `${id} ceiling`,
+    { ...base, workload: id, target: 'ceiling', events, scale },
+    { ceiling: null, runs: CEILING_RUNS },
+  );
   if (ceiling) ceilings.set(id, ceiling.inputPerSecond);
   for (const store of stores) {
     const n = store === 'mongo' ? mongoEvents : events;
@@ -167,7 +175,8 @@ for (const id of workloads) {
         events: n,
         scale: store === 'mongo' && id === 'W3' ? w3Scale.mongo : scale,
       },
-      ceiling?.inputPerSecond ?? null,
+      // The stand-in's figures are round-trip counts, the same on every run: one run.
+      { ceiling: ceiling?.inputPerSecond ?? null, runs: store === 'mongo' ? 1 : repeat },
     );
     if (result) engineRuns.set(`${id} ${store}`, result);
   }
@@ -179,7 +188,11 @@ if (w1Memory && !values['no-latency']) {
   halfRate = await measure(
     `W1 memory @${rate}/s`,
     { ...base, workload: 'W1', target: 'memory', events, scale: 0, rate },
-    ceilings.get('W1') ?? null,
+    {
+      ceiling: ceilings.get('W1') ?? null,
+      runs: repeat,
+      key: (r) => -(r.latencyMs.p99 ?? Number.POSITIVE_INFINITY),
+    },
   );
 }
 let million: RunResult | null = null;
@@ -187,7 +200,7 @@ if (values['rss-million']) {
   million = await measure(
     'W1 mongo 1M (RSS)',
     { ...base, workload: 'W1', target: 'mongo', events: 1_000_000, scale: 0, lazy: true },
-    ceilings.get('W1') ?? null,
+    { ceiling: ceilings.get('W1') ?? null, runs: 1 },
   );
 }
 

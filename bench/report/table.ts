@@ -5,12 +5,15 @@ export interface TableRow {
   readonly result: RunResult;
   /** The same workload's ceiling events/s in this run. */
   readonly ceiling: number | null;
+  /** Lowest and highest events/s when the row is the median of several runs. */
+  readonly range?: readonly [number, number];
 }
 
 const COLUMNS = [
   'run',
   'events',
   'events/s',
+  'range',
   'x ceiling',
   'out msg/s',
   'p50 ms',
@@ -27,12 +30,13 @@ const number = (value: number | null | undefined, digits = 0): string =>
 
 /** A fixed-width text table of the runs, one line each. */
 export function formatTable(rows: readonly TableRow[]): string {
-  const cells = rows.map(({ label, result, ceiling }) => {
+  const cells = rows.map(({ label, result, ceiling, range }) => {
     const standIn = result.standIn ? ' (stand-in)' : '';
     return [
       `${label}${standIn}`,
       number(result.spec.events),
       number(result.inputPerSecond),
+      range ? `${number(range[0])}-${number(range[1])}` : '-',
       result.spec.target === 'ceiling' || !ceiling ? '-' : number(result.inputPerSecond / ceiling, 2),
       number(result.outputPerSecond),
       number(result.latencyMs.p50),

@@ -66,13 +66,14 @@ test('table: ratio to the ceiling, dashes for missing figures', () => {
   });
   const text = formatTable([
     { label: 'W1 ceiling', result: result('ceiling', 80_000), ceiling: null },
-    { label: 'W1 memory', result: result('memory', 20_000), ceiling: 80_000 },
+    { label: 'W1 memory', result: result('memory', 20_000), ceiling: 80_000, range: [18_500, 24_000] },
   ]);
   const [header, , ceilingLine, memoryLine] = text.split('\n');
   assert.ok(header?.includes('x ceiling'));
   assert.ok(memoryLine?.includes('0.25'));
   assert.ok(memoryLine?.includes('20,000'));
-  assert.ok(ceilingLine?.includes(' - '));
+  assert.ok(memoryLine?.includes('18,500-24,000'), 'the range of a median row');
+  assert.is(ceilingLine?.split(/\s{2,}/)[3], '-', 'no range for a single run');
 });
 
 test('targets: each verdict from its own run, a missing run is "not run", below 0.25 x is flagged', () => {
