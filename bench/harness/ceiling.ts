@@ -16,7 +16,7 @@ export async function runCeiling(
   topics: readonly string[],
   partitions: number,
   rate?: number,
-): Promise<{ seconds: number; outputs: number; events: number }> {
+): Promise<{ seconds: number; cpuSeconds: number; outputs: number; events: number }> {
   const broker = new MemoryBroker({
     topics: Object.fromEntries([...topics, OUTPUT].map((t) => [t, partitions])),
     retention: 'committed',
@@ -60,10 +60,18 @@ export async function runCeiling(
     }
   })();
   const started = Date.now();
+  const cpu = process.cpuUsage();
   fedTotal = await feed(producer, records, rate ? { rate } : {});
   await transform;
   await output;
+  const cpuSeconds = cpuSecondsSince(cpu);
   await consumer.disconnect();
   await reader.disconnect();
-  return { seconds: Math.max(1, lastOutput - started) / 1000, outputs: consumed, events: fedTotal };
+  return { seconds: Math.max(1, lastOutput - started) / 1000, cpuSeconds, outputs: consumed, events: fedTotal };
+}
+
+/** User and system CPU time of this process since `start` (both cores count). */
+export function cpuSecondsSince(start: NodeJS.CpuUsage): number {
+  const { user, system } = process.cpuUsage(start);
+  return (user + system) / 1e6;
 }

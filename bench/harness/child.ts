@@ -24,6 +24,7 @@ export async function runOne(spec: RunSpec): Promise<RunResult> {
     return {
       spec,
       seconds: ceiling.seconds,
+      cpuMicrosPerEvent: (ceiling.cpuSeconds * 1e6) / ceiling.events,
       inputPerSecond: ceiling.events / ceiling.seconds,
       outputMessages: ceiling.outputs,
       outputPerSecond: ceiling.outputs / ceiling.seconds,
@@ -46,6 +47,7 @@ export async function runOne(spec: RunSpec): Promise<RunResult> {
   return {
     spec,
     seconds: run.seconds,
+    cpuMicrosPerEvent: (run.cpuSeconds * 1e6) / run.events,
     inputPerSecond: run.events / run.seconds,
     outputMessages: run.outputs,
     outputPerSecond: run.outputs / run.seconds,

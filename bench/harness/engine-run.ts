@@ -6,6 +6,7 @@ import { compileConfig } from '../../engine/runtime/compile.ts';
 import { MongoStore } from '../../engine/store/index.ts';
 import { type MongoFixture, startMongo } from '../../test/support/mongo.ts';
 import type { BenchEvent, Workload } from '../workloads/index.ts';
+import { cpuSecondsSince } from './ceiling.ts';
 import { benchConfig } from './config.ts';
 import { feed } from './feed.ts';
 import { inputLatencies, type OutputStamp } from './latency.ts';
@@ -25,6 +26,7 @@ export interface EngineRunOptions {
 export interface EngineRunFigures {
   readonly events: number;
   readonly seconds: number;
+  readonly cpuSeconds: number;
   readonly outputs: number;
   readonly latency: ReturnType<typeof inputLatencies> | null;
   readonly roundTrips: number;
@@ -86,16 +88,19 @@ export async function runEngine(options: EngineRunOptions): Promise<EngineRunFig
     });
     measuring = true;
     const started = Date.now();
+    const cpu = process.cpuUsage();
     const fed = await feed(producer, records, {
       capacity,
       ...(options.rate ? { rate: options.rate } : {}),
       ...(lazy ? {} : { onAppend: (_: number, time: number) => times.push(time) }),
     });
     await embedded.drain();
+    const cpuSeconds = cpuSecondsSince(cpu);
     const after = await counters(embedded, metrics);
     return {
       events: fed,
       seconds: (Math.max(started + 1, lastOutputAt) - started) / 1000,
+      cpuSeconds,
       outputs,
       latency: lazy
         ? null

@@ -23,6 +23,12 @@ export interface RunSpec {
 export interface RunResult {
   readonly spec: RunSpec;
   readonly seconds: number;
+  /**
+   * CPU time (user + system, this process) per measured event, in microseconds, from the first
+   * append until drained: the cost for capacity planning. It exceeds wall time per event where
+   * V8's GC threads use the second core.
+   */
+  readonly cpuMicrosPerEvent: number;
   readonly inputPerSecond: number;
   readonly outputMessages: number;
   readonly outputPerSecond: number;

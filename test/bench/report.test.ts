@@ -55,6 +55,7 @@ test('table: ratio to the ceiling, dashes for missing figures', () => {
   const result = (target: 'ceiling' | 'memory', perSecond: number): RunResult => ({
     spec: { workload: 'W1', target, events: 1000, seed: 1, scale: 0, partitions: 4 },
     seconds: 1000 / perSecond,
+    cpuMicrosPerEvent: 1e6 / perSecond,
     inputPerSecond: perSecond,
     outputMessages: 10,
     outputPerSecond: 10,
@@ -72,6 +73,7 @@ test('table: ratio to the ceiling, dashes for missing figures', () => {
   assert.ok(header?.includes('x ceiling'));
   assert.ok(memoryLine?.includes('0.25'));
   assert.ok(memoryLine?.includes('20,000'));
+  assert.ok(memoryLine?.includes(' 50.0 '), 'CPU per event');
   assert.ok(memoryLine?.includes('18,500-24,000'), 'the range of a median row');
   assert.is(ceilingLine?.split(/\s{2,}/)[3], '-', 'no range for a single run');
 });
@@ -81,6 +83,7 @@ test('targets: each verdict from its own run, a missing run is "not run", below 
     ({
       spec: { workload: 'W1', target: 'memory', events: 1000, seed: 1, scale: 0, partitions: 4 },
       seconds: 1,
+      cpuMicrosPerEvent: 1000,
       inputPerSecond: 1000,
       outputMessages: 10,
       outputPerSecond: 10,
