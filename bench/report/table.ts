@@ -38,7 +38,10 @@ export function formatTable(rows: readonly TableRow[]): string {
       number(result.spec.events),
       number(result.inputPerSecond),
       range ? `${number(range[0])}-${number(range[1])}` : '-',
-      result.spec.target === 'ceiling' || !ceiling ? '-' : number(result.inputPerSecond / ceiling, 2),
+      // The stand-in's speed is no figure of the engine's (see `RunResult.standIn`).
+      result.spec.target === 'ceiling' || result.standIn || !ceiling
+        ? '-'
+        : number(result.inputPerSecond / ceiling, 2),
       number(result.outputPerSecond),
       number(result.cpuMicrosPerEvent, 1),
       number(result.latencyMs.p50),

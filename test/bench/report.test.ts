@@ -68,8 +68,10 @@ test('table: ratio to the ceiling, dashes for missing figures', () => {
   const text = formatTable([
     { label: 'W1 ceiling', result: result('ceiling', 80_000), ceiling: null },
     { label: 'W1 memory', result: result('memory', 20_000), ceiling: 80_000, range: [18_500, 24_000] },
+    { label: 'W1 mongo', result: { ...result('memory', 100), standIn: true }, ceiling: 80_000 },
   ]);
-  const [header, , ceilingLine, memoryLine] = text.split('\n');
+  const [header, , ceilingLine, memoryLine, standInLine] = text.split('\n');
+  assert.is(standInLine?.split(/\s{2,}/)[4], '-', "the stand-in's speed is no ratio");
   assert.ok(header?.includes('x ceiling'));
   assert.ok(memoryLine?.includes('0.25'));
   assert.ok(memoryLine?.includes('20,000'));
