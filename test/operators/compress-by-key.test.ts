@@ -31,21 +31,30 @@ test('within a window, same keys collapse (newer wins), first-appearance order i
   ];
   for (const b of inputs) input.next(b);
   assert.equal(out.length, 0, 'held until the window closes');
-  await wait(50);
-  assert.equal(out.length, 1);
-  assert.deepEqual(out[0]!.items, [
-    { key: 'a', n: 2 },
-    { key: 'b', n: 2 },
-    { key: 'c', n: 1 },
-  ]);
+  await wait(60);
+  // Windows are per key: if the clock ticked between the three inputs (a loaded machine), 'c'
+  // opened a millisecond later and may close in a batch of its own. Either way, together:
+  assert.ok(out.length >= 1 && out.length <= 2, `one or two batches, got ${out.length}`);
   assert.deepEqual(
-    out[0]!.acks,
+    out.flatMap((b) => b.items),
+    [
+      { key: 'a', n: 2 },
+      { key: 'b', n: 2 },
+      { key: 'c', n: 1 },
+    ],
+  );
+  assert.deepEqual(
+    out.flatMap((b) => b.acks),
     inputs.flatMap((b) => b.acks),
   );
-  assert.deepEqual(ratios, [[5, 3]]);
+  assert.deepEqual(
+    ratios.reduce(([i, o], [di, dout]) => [i + di, o + dout], [0, 0]),
+    [5, 3],
+  );
+  const before = out.length;
   input.next(batch({ key: 'a', n: 3 }));
-  await wait(50);
-  assert.equal(out.length, 2, 'a new window starts with the next batch');
+  await wait(60);
+  assert.equal(out.length, before + 1, 'a new window starts with the next batch');
 });
 
 test('merge combines older and newer values of a key', async () => {
