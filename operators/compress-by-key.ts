@@ -23,6 +23,7 @@
  */
 import { Observable, type OperatorFunction } from 'rxjs';
 import type { Acknowledgement, Batch } from './batch.ts';
+import { type Clock, systemClock } from './clock.ts';
 
 export interface CompressByKeyOptions<T> {
   readonly windowMs: number;
@@ -37,6 +38,8 @@ export interface CompressByKeyOptions<T> {
    * back everything else the process does (and make the input bunch up behind it).
    */
   readonly maxBatchSize?: number;
+  /** Time and timers of the windows; default the system's. */
+  readonly clock?: Clock;
 }
 
 /** Timers fire on whole milliseconds: a window closing within one of now is due now. */
@@ -60,6 +63,7 @@ export function compressByKey<T>(options: CompressByKeyOptions<T>): OperatorFunc
   const windowMs = Math.max(0, options.windowMs);
   const maxInFlight = options.maxInFlight ?? Number.POSITIVE_INFINITY;
   const maxBatchSize = options.maxBatchSize ?? Number.POSITIVE_INFINITY;
+  const clock = options.clock ?? systemClock;
   return (source) =>
     new Observable<Batch<T>>((subscriber) => {
       // Windows open in time order, so a Map in insertion order is also ordered by close time.
@@ -67,7 +71,7 @@ export function compressByKey<T>(options: CompressByKeyOptions<T>): OperatorFunc
       const pendingAcks: PendingAcks[] = [];
       let lastRelease = 0;
       let inFlight = 0;
-      let timer: NodeJS.Timeout | undefined;
+      let timer: unknown;
       let timerAt = 0;
       let closed = false;
 
@@ -125,14 +129,14 @@ export function compressByKey<T>(options: CompressByKeyOptions<T>): OperatorFunc
         if (closed) return;
         const due = nextDue();
         if (due === Number.POSITIVE_INFINITY || inFlight >= maxInFlight) return;
-        const now = Date.now() + TIMER_RESOLUTION_MS;
+        const now = clock.now() + TIMER_RESOLUTION_MS;
         if (due > now) return arm();
-        clearTimeout(timer);
+        clock.clearTimeout(timer);
         timer = undefined;
         emit(now, maxBatchSize);
         // More may be due (cut by the size limit): emit it on a later turn if there is room;
         // else it waits for capacity (an acknowledgement calls us again) or for its window.
-        if (inFlight < maxInFlight && nextDue() <= Date.now() + TIMER_RESOLUTION_MS) setImmediate(schedule);
+        if (inFlight < maxInFlight && nextDue() <= clock.now() + TIMER_RESOLUTION_MS) setImmediate(schedule);
         else arm();
       };
 
@@ -140,20 +144,20 @@ export function compressByKey<T>(options: CompressByKeyOptions<T>): OperatorFunc
         const due = nextDue();
         if (due === Number.POSITIVE_INFINITY || inFlight >= maxInFlight) return;
         if (timer !== undefined && timerAt <= due) return;
-        clearTimeout(timer);
+        clock.clearTimeout(timer);
         timerAt = due;
-        timer = setTimeout(
+        timer = clock.setTimeout(
           () => {
             timer = undefined;
             schedule();
           },
-          Math.max(0, due - Date.now()),
+          Math.max(0, due - clock.now()),
         );
       };
 
       const subscription = source.subscribe({
         next(batch) {
-          const now = Date.now();
+          const now = clock.now();
           let releaseAt = Math.max(lastRelease, batch.items.length === 0 ? now : 0);
           for (const item of batch.items) {
             const key = keyOf(item);
@@ -173,19 +177,19 @@ export function compressByKey<T>(options: CompressByKeyOptions<T>): OperatorFunc
         },
         error(error: unknown) {
           closed = true;
-          clearTimeout(timer);
+          clock.clearTimeout(timer);
           subscriber.error(error);
         },
         complete() {
           closed = true;
-          clearTimeout(timer);
+          clock.clearTimeout(timer);
           emit(Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY);
           subscriber.complete();
         },
       });
       return () => {
         closed = true;
-        clearTimeout(timer);
+        clock.clearTimeout(timer);
         subscription.unsubscribe();
       };
     });

@@ -1,5 +1,6 @@
 /** Reusable RxJS operators for building pipelines on a `Broker` (Kafka or in-process). */
 export { type Acknowledgement, acknowledge, type Batch, mapBatch, mergeBatches, withItems } from './batch.ts';
+export { type Clock, systemClock } from './clock.ts';
 export { commitAcknowledged } from './commit-acknowledged.ts';
 export { type CompressByKeyOptions, compressByKey } from './compress-by-key.ts';
 export { type ConsumeBatchesOptions, consumeBatches } from './consume-batches.ts';

@@ -1,6 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
+import type { Clock } from '../../operators/clock.ts';
 import { type BackoffOptions, backoffDelay } from './backoff.ts';
-import type { Clock } from './clock.ts';
 import type { EngineMessage } from './messages.ts';
 import { controlPlaneClient } from './proto.ts';
 

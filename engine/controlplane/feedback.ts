@@ -1,4 +1,4 @@
-import type { Clock } from './clock.ts';
+import type { Clock } from '../../operators/clock.ts';
 
 export interface FeedbackSchedulerOptions {
   readonly intervalMs: number;

@@ -1,43 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { Clock } from '../../../engine/controlplane/clock.ts';
 import { FeedbackScheduler } from '../../../engine/controlplane/feedback.ts';
-
-/** A virtual clock: `advance` runs due timers in time order, letting promises settle in between. */
-class FakeClock implements Clock {
-  time = 1_000_000;
-  #timers = new Map<number, { at: number; callback: () => void }>();
-  #next = 0;
-  now = () => this.time;
-  setTimeout = (callback: () => void, ms: number) => {
-    const id = ++this.#next;
-    this.#timers.set(id, { at: this.time + Math.max(0, ms), callback });
-    return id;
-  };
-  clearTimeout = (handle: unknown) => {
-    this.#timers.delete(handle as number);
-  };
-  get pending() {
-    return this.#timers.size;
-  }
-  async advance(ms: number) {
-    const end = this.time + ms;
-    for (;;) {
-      await settle();
-      const due = [...this.#timers].filter(([, t]) => t.at <= end).sort((a, b) => a[1].at - b[1].at)[0];
-      if (!due) break;
-      this.#timers.delete(due[0]);
-      this.time = due[1].at;
-      due[1].callback();
-    }
-    this.time = end;
-    await settle();
-  }
-}
-
-const settle = async () => {
-  for (let i = 0; i < 20; i++) await Promise.resolve();
-};
+import { FakeClock } from '../../support/fake-clock.ts';
 
 function scheduler(clock: FakeClock, intervalMs: number, send?: () => Promise<number | null>) {
   const sent: number[] = [];

@@ -1,4 +1,7 @@
-/** Time and timers, injectable so that the control plane's scheduling can be tested without waiting. */
+/**
+ * Time and timers: the seam that lets time-driven code (compression windows, the control plane's
+ * schedules) be tested on a virtual clock instead of by waiting.
+ */
 export interface Clock {
   now(): number;
   setTimeout(callback: () => void, ms: number): unknown;
