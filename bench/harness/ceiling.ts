@@ -16,7 +16,7 @@ export async function runCeiling(
   topics: readonly string[],
   partitions: number,
   rate?: number,
-): Promise<{ seconds: number; cpuSeconds: number; outputs: number; events: number }> {
+): Promise<{ seconds: number; cpuSeconds: number; outputs: number; outputBytes: number; events: number }> {
   const broker = new MemoryBroker({
     topics: Object.fromEntries([...topics, OUTPUT].map((t) => [t, partitions])),
     retention: 'committed',
@@ -30,6 +30,7 @@ export async function runCeiling(
   let read = 0;
   let fedTotal = -1;
   let lastOutput = 0;
+  let outputBytes = 0;
   const done = () => fedTotal >= 0 && consumed >= fedTotal;
   const transform = (async () => {
     while (!done()) {
@@ -54,7 +55,10 @@ export async function runCeiling(
   const output = (async () => {
     while (!done() || read < consumed) {
       const batch = await reader.consume(10_000, 20);
-      for (const message of batch) lastOutput = Math.max(lastOutput, message.timestamp ?? 0);
+      for (const message of batch) {
+        lastOutput = Math.max(lastOutput, message.timestamp ?? 0);
+        outputBytes += message.value?.length ?? 0;
+      }
       await reader.commit(nextOffsets(batch));
       read += batch.length;
     }
@@ -67,7 +71,13 @@ export async function runCeiling(
   const cpuSeconds = cpuSecondsSince(cpu);
   await consumer.disconnect();
   await reader.disconnect();
-  return { seconds: Math.max(1, lastOutput - started) / 1000, cpuSeconds, outputs: consumed, events: fedTotal };
+  return {
+    seconds: Math.max(1, lastOutput - started) / 1000,
+    cpuSeconds,
+    outputs: consumed,
+    outputBytes,
+    events: fedTotal,
+  };
 }
 
 /** User and system CPU time of this process since `start` (both cores count). */

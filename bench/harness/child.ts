@@ -28,6 +28,7 @@ export async function runOne(spec: RunSpec): Promise<RunResult> {
       inputPerSecond: ceiling.events / ceiling.seconds,
       outputMessages: ceiling.outputs,
       outputPerSecond: ceiling.outputs / ceiling.seconds,
+      outputBytesPerEvent: ceiling.outputBytes / ceiling.events,
       latencyMs: { p50: null, p99: null, max: null, samples: 0, unanswered: 0 },
       roundTripsPerEvent: null,
       internalUpdates: null,
@@ -51,6 +52,7 @@ export async function runOne(spec: RunSpec): Promise<RunResult> {
     inputPerSecond: run.events / run.seconds,
     outputMessages: run.outputs,
     outputPerSecond: run.outputs / run.seconds,
+    outputBytesPerEvent: run.outputBytes / run.events,
     latencyMs: run.latency
       ? {
           p50: run.latency.p50,

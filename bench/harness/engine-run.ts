@@ -28,6 +28,8 @@ export interface EngineRunFigures {
   readonly seconds: number;
   readonly cpuSeconds: number;
   readonly outputs: number;
+  /** Bytes of the output values (the aggregates' JSON and their envelope). */
+  readonly outputBytes: number;
   readonly latency: ReturnType<typeof inputLatencies> | null;
   readonly roundTrips: number;
   readonly internalConsumed: number;
@@ -49,6 +51,7 @@ export async function runEngine(options: EngineRunOptions): Promise<EngineRunFig
   const lazy = !Array.isArray(options.stream);
   const stamps: OutputStamp[] = [];
   let outputs = 0;
+  let outputBytes = 0;
   let lastOutputAt = 0;
   let measuring = false;
   const embedded = await EmbeddedEngine.start({
@@ -61,6 +64,7 @@ export async function runEngine(options: EngineRunOptions): Promise<EngineRunFig
     onOutput: (message) => {
       if (!measuring) return;
       outputs++;
+      outputBytes += message.value?.length ?? 0;
       lastOutputAt = Math.max(lastOutputAt, message.timestamp ?? 0);
       if (!lazy) {
         const stamp = stampOf(message);
@@ -102,6 +106,7 @@ export async function runEngine(options: EngineRunOptions): Promise<EngineRunFig
       seconds: (Math.max(started + 1, lastOutputAt) - started) / 1000,
       cpuSeconds,
       outputs,
+      outputBytes,
       latency: lazy
         ? null
         : inputLatencies(

@@ -32,6 +32,11 @@ export interface RunResult {
   readonly inputPerSecond: number;
   readonly outputMessages: number;
   readonly outputPerSecond: number;
+  /**
+   * Output value bytes per input event: the work the run's outputs imply. The ceiling echoes each
+   * event; the engine emits whole aggregates, fewer as compression grows.
+   */
+  readonly outputBytesPerEvent: number;
   readonly latencyMs: {
     p50: number | null;
     p99: number | null;

@@ -16,6 +16,7 @@ const COLUMNS = [
   'range',
   'x ceiling',
   'out msg/s',
+  'out B/event',
   'CPU us/event',
   'p50 ms',
   'p99 ms',
@@ -43,6 +44,7 @@ export function formatTable(rows: readonly TableRow[]): string {
         ? '-'
         : number(result.inputPerSecond / ceiling, 2),
       number(result.outputPerSecond),
+      number(result.outputBytesPerEvent),
       number(result.cpuMicrosPerEvent, 1),
       number(result.latencyMs.p50),
       number(result.latencyMs.p99),

@@ -59,6 +59,7 @@ test('table: ratio to the ceiling, dashes for missing figures', () => {
     inputPerSecond: perSecond,
     outputMessages: 10,
     outputPerSecond: 10,
+    outputBytesPerEvent: 12.5,
     latencyMs: { p50: null, p99: 12, max: 12, samples: 1, unanswered: 0 },
     roundTripsPerEvent: target === 'ceiling' ? null : 0.01,
     internalUpdates: null,
@@ -76,6 +77,7 @@ test('table: ratio to the ceiling, dashes for missing figures', () => {
   assert.ok(memoryLine?.includes('0.25'));
   assert.ok(memoryLine?.includes('20,000'));
   assert.ok(memoryLine?.includes(' 50.0 '), 'CPU per event');
+  assert.ok(/ 13 +50\.0 /.test(memoryLine ?? ''), 'output bytes per event, then CPU per event');
   assert.ok(memoryLine?.includes('18,500-24,000'), 'the range of a median row');
   assert.is(ceilingLine?.split(/\s{2,}/)[3], '-', 'no range for a single run');
 });
@@ -89,6 +91,7 @@ test('targets: each verdict from its own run, a missing run is "not run", below 
       inputPerSecond: 1000,
       outputMessages: 10,
       outputPerSecond: 10,
+      outputBytesPerEvent: 100,
       latencyMs: { p50: 1, p99: 1, max: 1, samples: 1, unanswered: 0 },
       roundTripsPerEvent: 0.01,
       internalUpdates: null,
