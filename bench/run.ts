@@ -13,7 +13,8 @@
  *   --rss-million           add W1 on MongoStore with 1,000,000 events (peak RSS; slow on the stand-in)
  *
  * Every run is a child process of its own (`bench/harness/child.ts`), so its peak RSS is its
- * own. Prints a table, writes `bench/results/<timestamp>.json` and `bench/results/latest.svg`,
+ * own. Prints a table, writes `bench/results/<timestamp>.json`, `bench/results/latest.svg` and the
+ * table with the verdicts in Markdown, `bench/results/latest.md`,
  * and on a full run (not --quick) the README's chart `bench/chart.svg`.
  */
 import { spawn } from 'node:child_process';
@@ -26,7 +27,7 @@ import { RESULT_PREFIX } from './harness/child.ts';
 import { benchConfig } from './harness/config.ts';
 import type { RunResult, RunSpec, Target } from './harness/types.ts';
 import { renderChart } from './report/chart.ts';
-import { formatTable, type TableRow } from './report/table.ts';
+import { formatMarkdownTable, formatTable, type TableRow } from './report/table.ts';
 import { checkTargets, formatTargets } from './report/targets.ts';
 import { WORKLOADS, type WorkloadId } from './workloads/index.ts';
 
@@ -261,6 +262,10 @@ const chart = renderChart(
   bars((r) => r.latencyMs.p99, charted),
 );
 writeFileSync(join(resultsDir, 'latest.svg'), chart);
+writeFileSync(
+  join(resultsDir, 'latest.md'),
+  `${formatMarkdownTable(rows)}\n\n\`\`\`\ntargets:\n${formatTargets(targets)}\n\`\`\`\n`,
+);
 // The README's chart: full runs that include the embedded engine only.
 if (!quick && stores.includes('memory')) writeFileSync(join(here, 'chart.svg'), chart);
 console.log(`\nresults: ${file}`);

@@ -32,31 +32,39 @@ const number = (value: number | null | undefined, digits = 0): string =>
 
 /** A fixed-width text table of the runs, one line each. */
 export function formatTable(rows: readonly TableRow[]): string {
-  const cells = rows.map(({ label, result, ceiling, range }) => {
-    const standIn = result.standIn ? ' (stand-in)' : '';
-    return [
-      `${label}${standIn}`,
-      number(result.spec.events),
-      number(result.inputPerSecond),
-      range ? `${number(range[0])}-${number(range[1])}` : '-',
-      // The stand-in's speed is no figure of the engine's (see `RunResult.standIn`).
-      result.spec.target === 'ceiling' || result.standIn || !ceiling
-        ? '-'
-        : number(result.inputPerSecond / ceiling, 2),
-      number(result.outputPerSecond),
-      number(result.outputBytesPerEvent),
-      number(result.cpuMicrosPerEvent, 1),
-      number(result.latencyMs.p50),
-      number(result.latencyMs.p99),
-      number(result.roundTripsPerEvent, 4),
-      number(result.internalUpdates?.ratio, 2),
-      number(result.peakRssMb),
-    ];
-  });
+  const cells = rows.map(cellsOf);
   const widths = COLUMNS.map((title, i) =>
     Math.max(title.length, ...cells.map((row) => row[i]?.length ?? 0)),
   );
   const line = (row: readonly string[]) =>
     row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0))).join('  ');
   return [line(COLUMNS), line(widths.map((w) => '-'.repeat(w))), ...cells.map(line)].join('\n');
+}
+
+/** The same table in Markdown (`bench/results/latest.md`), to paste into a document as is. */
+export function formatMarkdownTable(rows: readonly TableRow[]): string {
+  const line = (row: readonly string[]) => `| ${row.join(' | ')} |`;
+  return [line(COLUMNS), line(COLUMNS.map(() => '---')), ...rows.map((row) => line(cellsOf(row)))].join('\n');
+}
+
+function cellsOf({ label, result, ceiling, range }: TableRow): string[] {
+  const standIn = result.standIn ? ' (stand-in)' : '';
+  return [
+    `${label}${standIn}`,
+    number(result.spec.events),
+    number(result.inputPerSecond),
+    range ? `${number(range[0])}-${number(range[1])}` : '-',
+    // The stand-in's speed is no figure of the engine's (see `RunResult.standIn`).
+    result.spec.target === 'ceiling' || result.standIn || !ceiling
+      ? '-'
+      : number(result.inputPerSecond / ceiling, 2),
+    number(result.outputPerSecond),
+    number(result.outputBytesPerEvent),
+    number(result.cpuMicrosPerEvent, 1),
+    number(result.latencyMs.p50),
+    number(result.latencyMs.p99),
+    number(result.roundTripsPerEvent, 4),
+    number(result.internalUpdates?.ratio, 2),
+    number(result.peakRssMb),
+  ];
 }

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { inputLatencies, percentile } from '../../bench/harness/latency.ts';
 import type { RunResult } from '../../bench/harness/types.ts';
 import { niceMax, renderChart } from '../../bench/report/chart.ts';
-import { formatTable } from '../../bench/report/table.ts';
+import { formatMarkdownTable, formatTable } from '../../bench/report/table.ts';
 import { checkTargets, formatTargets } from '../../bench/report/targets.ts';
 
 test('percentile: nearest rank, null when empty', () => {
@@ -80,6 +80,14 @@ test('table: ratio to the ceiling, dashes for missing figures', () => {
   assert.ok(/ 13 +50\.0 /.test(memoryLine ?? ''), 'output bytes per event, then CPU per event');
   assert.ok(memoryLine?.includes('18,500-24,000'), 'the range of a median row');
   assert.is(ceilingLine?.split(/\s{2,}/)[3], '-', 'no range for a single run');
+
+  const markdown = formatMarkdownTable([
+    { label: 'W1 memory', result: result('memory', 20_000), ceiling: 80_000, range: [18_500, 24_000] },
+  ]).split('\n');
+  assert.is(markdown.length, 3);
+  assert.ok(markdown[0]?.startsWith('| run | events | events/s | range | x ceiling |'));
+  assert.match(markdown[1] ?? '', /^\| --- (\| --- )+\|$/);
+  assert.ok(markdown[2]?.startsWith('| W1 memory | 1,000 | 20,000 | 18,500-24,000 | 0.25 |'));
 });
 
 test('targets: each verdict from its own run, a missing run is "not run", below 0.25 x is flagged', () => {
