@@ -117,7 +117,7 @@ const failures: string[] = [];
 /**
  * Runs one figure `runs` times and reports the median run by `key` (higher is better: events/s,
  * or minus p99 for the latency run), the worse middle one for an even count: on a shared 2-core
- * machine single runs of the same spec differ by a third.
+ * machine single engine runs of the same spec differ by up to a fifth, ceiling runs by up to 2x.
  * A failed run is reported and left out, so the others still count. Every run is kept in the
  * JSON results; the table shows the median one and the range of events/s.
  */

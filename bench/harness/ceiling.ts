@@ -1,6 +1,7 @@
 import { MemoryBroker } from '../../engine/broker/memory/index.ts';
 import { nextOffsets } from '../../engine/broker/next-offsets.ts';
 import type { ProducerRecord } from '../../engine/broker/types.ts';
+import { cpuSecondsSince } from './cpu.ts';
 import { feed } from './feed.ts';
 
 const OUTPUT = 'output';
@@ -78,10 +79,4 @@ export async function runCeiling(
     outputBytes,
     events: fedTotal,
   };
-}
-
-/** User and system CPU time of this process since `start` (both cores count). */
-export function cpuSecondsSince(start: NodeJS.CpuUsage): number {
-  const { user, system } = process.cpuUsage(start);
-  return (user + system) / 1e6;
 }

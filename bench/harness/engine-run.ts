@@ -6,8 +6,8 @@ import { compileConfig } from '../../engine/runtime/compile.ts';
 import { MongoStore } from '../../engine/store/index.ts';
 import { type MongoFixture, startMongo } from '../../test/support/mongo.ts';
 import type { BenchEvent, Workload } from '../workloads/index.ts';
-import { cpuSecondsSince } from './ceiling.ts';
 import { benchConfig } from './config.ts';
+import { cpuSecondsSince } from './cpu.ts';
 import { feed } from './feed.ts';
 import { inputLatencies, type OutputStamp } from './latency.ts';
 

@@ -25,8 +25,9 @@ export interface RunResult {
   readonly seconds: number;
   /**
    * CPU time (user + system, this process) per measured event, in microseconds, from the first
-   * append until drained: the cost for capacity planning. It exceeds wall time per event where
-   * V8's GC threads use the second core.
+   * append until drained: the cost for capacity planning. In saturated runs it exceeds wall time
+   * per event, V8's GC threads using the second core. A MongoStore run leaves out the database's
+   * own CPU (another process).
    */
   readonly cpuMicrosPerEvent: number;
   readonly inputPerSecond: number;

@@ -42,6 +42,6 @@ export class FakeClock implements Clock {
 }
 
 /** Lets chains of resolved promises run (a timer's callback often continues in one). */
-export const settle = async () => {
+const settle = async () => {
   for (let i = 0; i < 20; i++) await Promise.resolve();
 };
