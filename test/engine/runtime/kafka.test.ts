@@ -19,6 +19,18 @@ import { type KafkaFixture, startKafka } from '../../support/kafka.ts';
 import { type MongoFixture, startMongo } from '../../support/mongo.ts';
 import type { InputEvent } from '../../support/oracle.ts';
 
+/**
+ * Mokapi now and then mis-handles an idempotent producer's sequence numbers ("out of order
+ * sequence number"), after which librdkafka's producer is fatally failed: the engine replaces it
+ * and retries the batch, but on Mokapi the fault can recur until the engine gives up (seen in 1
+ * full suite run of 4). The engine's producer is always idempotent, so a run that hits the
+ * defect is repeated with fresh consumer groups and collections; a real cluster gets one attempt.
+ * The topics are shared (Mokapi fails to answer metadata for some larger topic sets): a new
+ * attempt may also read an earlier attempt's records, which ends in the same states, since every
+ * key's last input event, and its last output, is the new attempt's.
+ */
+const ATTEMPTS = process.env.KAFKA_BROKERS ? 1 : 3;
+const MOKAPI_FAULT = /Fatal error|out of order sequence|purged/;
 const TOPICS = { customers: 2, orders: 2, items: 2, internal: 2, output: 2 };
 let kafka: KafkaFixture;
 let mongo: MongoFixture;
@@ -31,8 +43,10 @@ test.after(async () => {
 });
 
 /** The test config pointed at the fixtures: Kafka properties via `connections`, as users do. */
-function kafkaConfig(): Config {
+function kafkaConfig(attempt: number): Config {
   return configFor(SINGLE_VIEW, (d) => {
+    // Its own consumer groups and collections per attempt (both are named after the config id).
+    d.id = `kafkaEngine${attempt}`;
     d.connections.main.config = kafka.properties;
     for (const [node, consumer] of Object.entries(d.consumers.config)) {
       Object.assign(consumer as object, { topic: kafka.topic(node), commitIntervalMs: 100 });
@@ -141,11 +155,12 @@ const PHASE_B: InputEvent[] = [
   update('customers', { id: 1, name: 'Ada L.' }),
 ];
 
-test('Kafka mode with MongoStore converges to the embedded result, across a restart', async () => {
-  const config = kafkaConfig();
+/** Phase A, a stop, phase B produced while down, a new instance: the output's last value per key. */
+async function runPhases(attempt: number): Promise<Map<string, unknown>> {
+  const config = kafkaConfig(attempt);
   const broker = createKafkaBroker({ properties: kafka.properties });
   const running: RunningEngine[] = [];
-  const reader = broker.consumer({ groupId: 'e2e-output-reader', properties: kafka.properties });
+  const reader = broker.consumer({ groupId: `e2e-output-reader-${attempt}`, properties: kafka.properties });
   const last = new Map<string, unknown>();
   try {
     const first = await start(config);
@@ -170,10 +185,23 @@ test('Kafka mode with MongoStore converges to the embedded result, across a rest
     const second = await start(config);
     running.push(second.engine);
     await collect(second.engine, reader, last);
+    return last;
   } finally {
     // Connected librdkafka clients keep the process alive: close them whatever happened.
     await Promise.allSettled(running.map((engine) => engine.stop()));
     await reader.disconnect().catch(() => undefined);
+  }
+}
+
+test('Kafka mode with MongoStore converges to the embedded result, across a restart', async () => {
+  let last: Map<string, unknown> | undefined;
+  for (let attempt = 0; !last; attempt++) {
+    try {
+      last = await runPhases(attempt);
+    } catch (error) {
+      if (attempt + 1 >= ATTEMPTS || !MOKAPI_FAULT.test((error as Error).message)) throw error;
+      console.log(`kafka: attempt ${attempt + 1} hit Mokapi's idempotent-producer defect; retrying`);
+    }
   }
 
   const embedded = await runEvents(configFor(SINGLE_VIEW), [...PHASE_A, ...PHASE_B]);
