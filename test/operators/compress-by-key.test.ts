@@ -200,13 +200,19 @@ test('maxInFlight holds closed windows until downstream acknowledges, merging th
   assert.equal(out[1]!.acks.length, 2);
 });
 
-test('maxBatchSize splits closed windows over several batches; an input batch whose release ties with a cut-off window waits for it', async () => {
+/** A 10 ms window per key and at most two items per emitted batch, on a virtual clock. */
+function windowsOfTenInBatchesOfTwo() {
   const clock = new FakeClock();
   const input = new Subject<Batch<Update>>();
   const out: Batch<Update>[] = [];
   input
     .pipe(compressByKey({ windowMs: 10, keyOf: (u) => u.key, maxBatchSize: 2, clock }))
     .subscribe((b) => out.push(b));
+  return { clock, input, out };
+}
+
+test('maxBatchSize splits closed windows over several batches; an input batch whose release ties with a cut-off window waits for it', async () => {
+  const { clock, input, out } = windowsOfTenInBatchesOfTwo();
   const first = batch({ key: 'a', n: 1 }, { key: 'b', n: 1 });
   const second = batch({ key: 'c', n: 1 }, { key: 'a', n: 2 });
   input.next(first);
@@ -231,12 +237,7 @@ test('maxBatchSize splits closed windows over several batches; an input batch wh
 });
 
 test('maxBatchSize: an input batch released before the cut-off window goes with the batch holding its last key', async () => {
-  const clock = new FakeClock();
-  const input = new Subject<Batch<Update>>();
-  const out: Batch<Update>[] = [];
-  input
-    .pipe(compressByKey({ windowMs: 10, keyOf: (u) => u.key, maxBatchSize: 2, clock }))
-    .subscribe((b) => out.push(b));
+  const { clock, input, out } = windowsOfTenInBatchesOfTwo();
   const first = batch({ key: 'a', n: 1 }, { key: 'b', n: 1 });
   input.next(first);
   await clock.advance(1);
