@@ -1,7 +1,13 @@
 import * as assert from 'node:assert/strict';
 import { Subject } from 'rxjs';
 import { test } from 'uvu';
-import { type Acknowledgement, type Batch, compressByKey, OffsetTracker } from '../../operators/index.ts';
+import {
+  type Acknowledgement,
+  type Batch,
+  type CompressByKeyOptions,
+  compressByKey,
+  OffsetTracker,
+} from '../../operators/index.ts';
 import { FakeClock } from '../support/fake-clock.ts';
 
 interface Update {
@@ -19,21 +25,18 @@ function batch(...items: Update[]): Batch<Update> {
 /** A turn of the event loop: where the operator emits what a size limit or an acknowledgement held back. */
 const nextTurn = () => new Promise(setImmediate);
 
-test('within a window, same keys collapse (newer wins), first-appearance order is kept, all acks carried', async () => {
+/** compressByKey over updates keyed by `key`, on a virtual clock, collecting what it emits. */
+function compressing(options: Omit<CompressByKeyOptions<Update>, 'keyOf' | 'clock'>) {
   const clock = new FakeClock();
   const input = new Subject<Batch<Update>>();
   const out: Batch<Update>[] = [];
+  input.pipe(compressByKey({ ...options, keyOf: (u) => u.key, clock })).subscribe((b) => out.push(b));
+  return { clock, input, out };
+}
+
+test('within a window, same keys collapse (newer wins), first-appearance order is kept, all acks carried', async () => {
   const ratios: Array<[number, number]> = [];
-  input
-    .pipe(
-      compressByKey({
-        windowMs: 30,
-        keyOf: (u) => u.key,
-        clock,
-        onCompressed: (i, o) => ratios.push([i, o]),
-      }),
-    )
-    .subscribe((b) => out.push(b));
+  const { clock, input, out } = compressing({ windowMs: 30, onCompressed: (i, o) => ratios.push([i, o]) });
   const inputs = [
     batch({ key: 'a', n: 1 }, { key: 'b', n: 1 }),
     batch({ key: 'a', n: 2 }),
@@ -61,19 +64,10 @@ test('within a window, same keys collapse (newer wins), first-appearance order i
 });
 
 test('merge combines older and newer values of a key', async () => {
-  const clock = new FakeClock();
-  const input = new Subject<Batch<Update>>();
-  const out: Batch<Update>[] = [];
-  input
-    .pipe(
-      compressByKey({
-        windowMs: 10,
-        keyOf: (u) => u.key,
-        clock,
-        merge: (older, newer) => ({ key: newer.key, n: older.n + newer.n }),
-      }),
-    )
-    .subscribe((b) => out.push(b));
+  const { clock, input, out } = compressing({
+    windowMs: 10,
+    merge: (older, newer) => ({ key: newer.key, n: older.n + newer.n }),
+  });
   input.next(batch({ key: 'a', n: 1 }, { key: 'a', n: 2 }));
   await clock.advance(5);
   input.next(batch({ key: 'a', n: 4 }));
@@ -133,26 +127,21 @@ test('each key has its own window: a key first seen later is emitted later, and 
 });
 
 test('a window closing within a millisecond of another is emitted with it (timers fire on whole milliseconds)', async () => {
-  const clock = new FakeClock();
-  const input = new Subject<Batch<Update>>();
-  const out: string[][] = [];
-  input
-    .pipe(compressByKey({ windowMs: 30, keyOf: (u) => u.key, clock }))
-    .subscribe((b) => out.push(b.items.map((u) => u.key)));
+  const { clock, input, out } = compressing({ windowMs: 30 });
   input.next(batch({ key: 'a', n: 1 }));
   await clock.advance(1);
   input.next(batch({ key: 'b', n: 1 }));
   await clock.advance(1);
   input.next(batch({ key: 'c', n: 1 }));
   await clock.advance(40);
-  assert.deepEqual(out, [['a', 'b'], ['c']]);
+  assert.deepEqual(
+    out.map((b) => b.items.map((u) => u.key)),
+    [['a', 'b'], ['c']],
+  );
 });
 
 test('an input batch is acknowledged with the emission of the last of its keys', async () => {
-  const clock = new FakeClock();
-  const input = new Subject<Batch<Update>>();
-  const out: Batch<Update>[] = [];
-  input.pipe(compressByKey({ windowMs: 40, keyOf: (u) => u.key, clock })).subscribe((b) => out.push(b));
+  const { clock, input, out } = compressing({ windowMs: 40 });
   const first = batch({ key: 'a', n: 1 });
   input.next(first);
   await clock.advance(20);
@@ -173,12 +162,7 @@ test('an input batch is acknowledged with the emission of the last of its keys',
 });
 
 test('maxInFlight holds closed windows until downstream acknowledges, merging them into one batch', async () => {
-  const clock = new FakeClock();
-  const input = new Subject<Batch<Update>>();
-  const out: Batch<Update>[] = [];
-  input
-    .pipe(compressByKey({ windowMs: 10, keyOf: (u) => u.key, maxInFlight: 1, clock }))
-    .subscribe((b) => out.push(b));
+  const { clock, input, out } = compressing({ windowMs: 10, maxInFlight: 1 });
   input.next(batch({ key: 'a', n: 1 }));
   await clock.advance(10);
   assert.equal(out.length, 1, 'first window emitted');
@@ -200,19 +184,8 @@ test('maxInFlight holds closed windows until downstream acknowledges, merging th
   assert.equal(out[1]!.acks.length, 2);
 });
 
-/** A 10 ms window per key and at most two items per emitted batch, on a virtual clock. */
-function windowsOfTenInBatchesOfTwo() {
-  const clock = new FakeClock();
-  const input = new Subject<Batch<Update>>();
-  const out: Batch<Update>[] = [];
-  input
-    .pipe(compressByKey({ windowMs: 10, keyOf: (u) => u.key, maxBatchSize: 2, clock }))
-    .subscribe((b) => out.push(b));
-  return { clock, input, out };
-}
-
 test('maxBatchSize splits closed windows over several batches; an input batch whose release ties with a cut-off window waits for it', async () => {
-  const { clock, input, out } = windowsOfTenInBatchesOfTwo();
+  const { clock, input, out } = compressing({ windowMs: 10, maxBatchSize: 2 });
   const first = batch({ key: 'a', n: 1 }, { key: 'b', n: 1 });
   const second = batch({ key: 'c', n: 1 }, { key: 'a', n: 2 });
   input.next(first);
@@ -237,7 +210,7 @@ test('maxBatchSize splits closed windows over several batches; an input batch wh
 });
 
 test('maxBatchSize: an input batch released before the cut-off window goes with the batch holding its last key', async () => {
-  const { clock, input, out } = windowsOfTenInBatchesOfTwo();
+  const { clock, input, out } = compressing({ windowMs: 10, maxBatchSize: 2 });
   const first = batch({ key: 'a', n: 1 }, { key: 'b', n: 1 });
   input.next(first);
   await clock.advance(1);
