@@ -29,20 +29,29 @@ interface Subgraph {
 }
 
 /**
- * How an aggregate is rendered from a record and its rendered children, per child node in
- * out-edge order: as objects (the HTTP API) or as JSON text (outputs, see `serialize.ts`).
+ * One head record's aggregate, as renderers walk it top-down: from `record` (of node `node`),
+ * `dependencies` names each record's members per child node. Nothing is rendered yet, so each
+ * form (objects for the HTTP API, JSON text for outputs, see `serialize.ts`) builds its result
+ * in one pass, without intermediate forms.
  */
-export type AggregateForm<T> = (
-  record: StoredRecord,
-  dependencies: ReadonlyArray<readonly [string, T[]]>,
-) => T;
+export interface AggregateTree {
+  readonly node: string;
+  readonly record: StoredRecord;
+  /** Per child node of `nodeId`, in out-edge order: the members in this aggregate, ordered by ck. */
+  dependencies(nodeId: string, record: StoredRecord): ReadonlyArray<readonly [string, LinkedRecords]>;
+}
 
 /** The object form: `{value, dependencies}` (§4). */
-export const objectForm: AggregateForm<Aggregate> = (record, dependencies) => {
-  const rendered: Record<string, Aggregate[]> = {};
-  for (const [child, members] of dependencies) rendered[child] = members;
-  return { value: record.value, dependencies: rendered };
-};
+export function aggregateObject(tree: AggregateTree): Aggregate {
+  const build = (nodeId: string, record: StoredRecord): Aggregate => {
+    const dependencies: Record<string, Aggregate[]> = {};
+    for (const [child, members] of tree.dependencies(nodeId, record)) {
+      dependencies[child] = members.map((member) => build(child, member));
+    }
+    return { value: record.value, dependencies };
+  };
+  return build(tree.node, tree.record);
+}
 
 /**
  * Computes the aggregates of many records of one head in one pass: per edge of the head's
@@ -54,20 +63,20 @@ export const objectForm: AggregateForm<Aggregate> = (record, dependencies) => {
  * In a tree-shaped subgraph every linked child of an included parent is included, so the
  * per-head bookkeeping is skipped.
  */
-export async function computeAggregates<T = Aggregate>(
+export async function computeAggregates(
   store: Store,
   topology: Topology,
   head: string,
   records: readonly StoredRecord[],
-  form: AggregateForm<T> = objectForm as AggregateForm<unknown> as AggregateForm<T>,
-): Promise<Map<string, T>> {
+): Promise<Map<string, Aggregate>> {
   const linked = await linkAggregates(store, topology, head, records);
-  return new Map(records.map((record) => [record.ck, linked.render(record, form)]));
+  return new Map(records.map((record) => [record.ck, aggregateObject(linked.tree(record))]));
 }
 
 /** The links of a batch of head records, fetched; rendering one aggregate is then CPU work only. */
 export interface LinkedAggregates {
-  render<T>(record: StoredRecord, form: AggregateForm<T>): T;
+  /** The aggregate of one of the batch's head records. */
+  tree(record: StoredRecord): AggregateTree;
 }
 
 /** The store half of {@link computeAggregates}: every lookup of the batch, one per edge. */
@@ -80,9 +89,13 @@ export async function linkAggregates(
   const subgraph = subgraphOf(topology, head);
   const links = await fetchLinks(store, subgraph, head, records);
   return {
-    render(record, form) {
+    tree(record) {
       const included = subgraph.multiParent ? includedFor(subgraph, links, head, record) : null;
-      return build({ subgraph, links, included, form }, head, record);
+      return {
+        node: head,
+        record,
+        dependencies: (nodeId, member) => dependenciesOf(subgraph, links, included, nodeId, member),
+      };
     },
   };
 }
@@ -200,34 +213,30 @@ function includedFor(
   return included;
 }
 
-interface Walk<T> {
-  readonly subgraph: Subgraph;
-  readonly links: ReadonlyMap<string, EdgeLinks>;
-  readonly included: ReadonlyMap<string, ReadonlySet<string>> | null;
-  readonly form: AggregateForm<T>;
-}
+const NO_DEPENDENCIES: ReadonlyArray<readonly [string, LinkedRecords]> = [];
 
-const NO_DEPENDENCIES: ReadonlyArray<readonly [string, never[]]> = [];
-
-function build<T>(walk: Walk<T>, nodeId: string, record: StoredRecord): T {
-  const out = walk.subgraph.outEdges.get(nodeId) ?? [];
-  // Most records are leaves: no lists to allocate.
-  if (out.length === 0) return walk.form(record, NO_DEPENDENCIES);
-  const dependencies: Array<readonly [string, T[]]> = new Array(out.length);
+function dependenciesOf(
+  subgraph: Subgraph,
+  links: ReadonlyMap<string, EdgeLinks>,
+  included: ReadonlyMap<string, ReadonlySet<string>> | null,
+  nodeId: string,
+  record: StoredRecord,
+): ReadonlyArray<readonly [string, LinkedRecords]> {
+  const out = subgraph.outEdges.get(nodeId) ?? [];
+  // Most records are leaves: nothing to allocate.
+  if (out.length === 0) return NO_DEPENDENCIES;
+  const dependencies: Array<readonly [string, LinkedRecords]> = new Array(out.length);
   for (let d = 0; d < out.length; d++) {
     const { child, edges } = out[d] as ChildEdges;
     // Several edges to one child node must all link (like several in-edges, §1): intersect them.
     // Lists are ordered by ck, and filtering keeps that order (§4).
-    let linked = walk.links.get(edges[0].id)?.get(record.ck) ?? [];
+    let linked = links.get(edges[0].id)?.get(record.ck) ?? [];
     for (let e = 1; e < edges.length; e++) {
-      const other = walk.links.get((edges[e] as StoreEdge).id)?.get(record.ck) ?? [];
+      const other = links.get((edges[e] as StoreEdge).id)?.get(record.ck) ?? [];
       linked = linked.filter((c) => other.some((o) => o.ck === c.ck));
     }
-    const members = walk.included?.get(child);
-    const kept = members ? linked.filter((c) => members.has(c.ck)) : linked;
-    const rendered: T[] = new Array(kept.length);
-    for (let i = 0; i < kept.length; i++) rendered[i] = build(walk, child, kept[i] as StoredRecord);
-    dependencies[d] = [child, rendered];
+    const members = included?.get(child);
+    dependencies[d] = [child, members ? linked.filter((c) => members.has(c.ck)) : linked];
   }
-  return walk.form(record, dependencies);
+  return dependencies;
 }

@@ -1,5 +1,5 @@
-import type { StoredRecord } from '../store/types.ts';
-import type { AggregateForm } from './compute.ts';
+import type { LinkedRecords, StoredRecord } from '../store/types.ts';
+import type { AggregateTree } from './compute.ts';
 
 interface NodeName {
   readonly text: string;
@@ -10,27 +10,49 @@ interface NodeName {
 const names = new Map<string, NodeName>();
 
 /**
- * The JSON-text form of an aggregate: `JSON.stringify` of the object form, byte for byte, built
- * by concatenation (V8 keeps it as a rope until the output is encoded once). Record values use
- * the store's cached text when it has one (`StoredRecord.valueJson`), so a record kept in memory
- * is serialized once however many recomputes include it.
+ * The JSON-text form of an aggregate: `JSON.stringify(aggregateObject(tree))`, byte for byte,
+ * without building the objects. Record values use the store's cached text when it has one
+ * (`StoredRecord.valueJson`), so a record kept in memory is serialized once however many
+ * recomputes include it.
+ *
+ * The text is written top-down into one list of pieces and joined once: a flat string. Nested
+ * concatenation made a rope of a few hundred cons strings per aggregate that the engine kept
+ * as the last emitted text, promoted out of the young generation and flattened from scattered
+ * pieces; on W1 the single join cut CPU per input event by about a fifth.
  *
  * @example
- *   const texts = await computeAggregates(store, topology, 'customers', records, jsonForm);
+ *   const linked = await linkAggregates(store, topology, 'customers', records);
+ *   const texts = records.map((record) => aggregateJson(linked.tree(record)));
  */
-export const jsonForm: AggregateForm<string> = (record, dependencies) => {
-  let text = `{"value":${valueJson(record)},"dependencies":{`;
+export function aggregateJson(tree: AggregateTree): string {
+  const pieces: string[] = [];
+  write(tree, tree.node, tree.record, pieces);
+  return pieces.join('');
+}
+
+function write(tree: AggregateTree, nodeId: string, record: StoredRecord, pieces: string[]): void {
+  pieces.push('{"value":', valueJson(record));
+  const dependencies = tree.dependencies(nodeId, record);
+  if (dependencies.length === 0) {
+    pieces.push(',"dependencies":{}}');
+    return;
+  }
+  pieces.push(',"dependencies":{');
   const ordered = dependencies.some(([child]) => nameOf(child).index >= 0)
     ? inPropertyOrder(dependencies)
     : dependencies;
   for (let d = 0; d < ordered.length; d++) {
-    const [child, members] = ordered[d] as readonly [string, string[]];
-    text += `${d > 0 ? ',' : ''}${nameOf(child).text}:[`;
-    for (let i = 0; i < members.length; i++) text += i > 0 ? `,${members[i]}` : members[i];
-    text += ']';
+    const [child, members] = ordered[d] as readonly [string, LinkedRecords];
+    if (d > 0) pieces.push(',');
+    pieces.push(nameOf(child).text, ':[');
+    for (let i = 0; i < members.length; i++) {
+      if (i > 0) pieces.push(',');
+      write(tree, child, members[i] as StoredRecord, pieces);
+    }
+    pieces.push(']');
   }
-  return `${text}}}`;
-};
+  pieces.push('}}');
+}
 
 function valueJson(record: StoredRecord): string {
   return record.valueJson ?? JSON.stringify(record.value);

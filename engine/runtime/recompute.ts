@@ -1,6 +1,6 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { linkAggregates } from '../aggregate/compute.ts';
-import { jsonForm } from '../aggregate/serialize.ts';
+import { aggregateJson } from '../aggregate/serialize.ts';
 import type { InternalUpdate } from '../internal-updates/message.ts';
 import { planOutput } from '../output/messages.ts';
 import type { EmittedWrite } from '../store/types.ts';
@@ -65,7 +65,7 @@ async function recomputeHead(
     const plan = planOutput(ctx.mode, ctx.outputTopic, {
       head,
       ck: update.ck,
-      aggregate: record === undefined ? null : linked ? linked.render(record, jsonForm) : '',
+      aggregate: record === undefined ? null : linked ? aggregateJson(linked.tree(record)) : '',
       previous: emitted.get(update.ck),
       ...(update.op ? { headOp: update.op } : {}),
     });

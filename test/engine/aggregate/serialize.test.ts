@@ -1,8 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { seededRandom } from '../../../bench/workloads/random.ts';
-import { type AggregateForm, objectForm } from '../../../engine/aggregate/compute.ts';
-import { jsonForm } from '../../../engine/aggregate/serialize.ts';
+import { type AggregateTree, aggregateObject } from '../../../engine/aggregate/compute.ts';
+import { aggregateJson } from '../../../engine/aggregate/serialize.ts';
 import type { JsonObject } from '../../../engine/record/json.ts';
 import type { StoredRecord } from '../../../engine/store/types.ts';
 
@@ -40,29 +40,44 @@ function value(depth: number): JsonObject {
 }
 
 interface Tree {
+  readonly node: string;
   readonly record: StoredRecord;
   readonly children: ReadonlyArray<readonly [string, Tree[]]>;
 }
 
-function tree(depth: number, records: readonly StoredRecord[]): Tree {
+function tree(node: string, depth: number, records: readonly StoredRecord[]): Tree {
   const children: Array<readonly [string, Tree[]]> = [];
   if (depth < 3) {
-    for (const child of ['orders', '7', 'refunds'].slice(0, Math.floor(random() * 4))) {
+    // '7' and '10' are array-index names: JSON.stringify lists them first, in numeric order.
+    for (const child of ['orders', '7', 'refunds', '10'].slice(0, Math.floor(random() * 5))) {
       children.push([
         child,
-        Array.from({ length: Math.floor(random() * 4) }, () => tree(depth + 1, records)),
+        Array.from({ length: Math.floor(random() * 4) }, () => tree(child, depth + 1, records)),
       ]);
     }
   }
-  // Records are shared between trees, as the in-memory store shares stored records.
-  return { record: pick(records), children };
+  // Values are shared between trees, as the in-memory store shares stored records; each position
+  // gets its own record object, which is what the walk tells positions apart by.
+  return { node, record: { ...pick(records) }, children };
 }
 
-function render<T>(t: Tree, form: AggregateForm<T>): T {
-  return form(
-    t.record,
-    t.children.map(([name, members]) => [name, members.map((m) => render(m, form))] as const),
-  );
+/** The walk of a hand-built tree (the engine's comes from `linkAggregates`). */
+function walkOf(root: Tree): AggregateTree {
+  const byRecord = new Map<StoredRecord, Tree>();
+  const index = (t: Tree) => {
+    byRecord.set(t.record, t);
+    for (const [, members] of t.children) members.forEach(index);
+  };
+  index(root);
+  return {
+    node: root.node,
+    record: root.record,
+    dependencies: (nodeId, record) => {
+      const t = byRecord.get(record);
+      assert.ok(t && t.node === nodeId, 'asked for a record of the node it belongs to');
+      return t.children.map(([child, members]) => [child, members.map((m) => m.record)] as const);
+    },
+  };
 }
 
 test('the JSON form is JSON.stringify of the object form, byte for byte, with and without cached value texts', () => {
@@ -72,15 +87,17 @@ test('the JSON form is JSON.stringify of the object form, byte for byte, with an
     { ck: `{"id":${i}}`, key: { id: i }, value: v, valueJson: JSON.stringify(v) },
   ]);
   for (let i = 0; i < 300; i++) {
-    const t = tree(0, records);
-    assert.is(render(t, jsonForm), JSON.stringify(render(t, objectForm)));
+    const walk = walkOf(tree('customers', 0, records));
+    assert.is(aggregateJson(walk), JSON.stringify(aggregateObject(walk)));
   }
 });
 
 test('no dependencies and empty lists', () => {
   const record: StoredRecord = { ck: '{"id":1}', key: { id: 1 }, value: { id: 1 } };
-  assert.is(jsonForm(record, []), '{"value":{"id":1},"dependencies":{}}');
-  assert.is(jsonForm(record, [['orders', []]]), '{"value":{"id":1},"dependencies":{"orders":[]}}');
+  const leaf = walkOf({ node: 'customers', record, children: [] });
+  assert.is(aggregateJson(leaf), '{"value":{"id":1},"dependencies":{}}');
+  const empty = walkOf({ node: 'customers', record, children: [['orders', []]] });
+  assert.is(aggregateJson(empty), '{"value":{"id":1},"dependencies":{"orders":[]}}');
 });
 
 test.run();
