@@ -43,13 +43,15 @@ export interface AggregateTree {
 
 /** The object form: `{value, dependencies}` (§4). */
 export function aggregateObject(tree: AggregateTree): Aggregate {
-  const build = (nodeId: string, record: StoredRecord): Aggregate => {
-    const dependencies: Record<string, Aggregate[]> = {};
-    for (const [child, members] of tree.dependencies(nodeId, record)) {
-      dependencies[child] = members.map((member) => build(child, member));
-    }
-    return { value: record.value, dependencies };
-  };
+  const build = (nodeId: string, record: StoredRecord): Aggregate => ({
+    value: record.value,
+    // Defined, not assigned: a node may be called `__proto__`.
+    dependencies: Object.fromEntries(
+      tree
+        .dependencies(nodeId, record)
+        .map(([child, members]) => [child, members.map((member) => build(child, member))]),
+    ),
+  });
   return build(tree.node, tree.record);
 }
 

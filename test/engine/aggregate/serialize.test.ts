@@ -49,7 +49,8 @@ function tree(node: string, depth: number, records: readonly StoredRecord[]): Tr
   const children: Array<readonly [string, Tree[]]> = [];
   if (depth < 3) {
     // '7' and '10' are array-index names: JSON.stringify lists them first, in numeric order.
-    for (const child of ['orders', '7', 'refunds', '10'].slice(0, Math.floor(random() * 5))) {
+    // '__proto__' is a node id like any other, not the object's prototype.
+    for (const child of ['orders', '7', '__proto__', 'refunds', '10'].slice(0, Math.floor(random() * 6))) {
       children.push([
         child,
         Array.from({ length: Math.floor(random() * 4) }, () => tree(child, depth + 1, records)),
