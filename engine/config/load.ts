@@ -4,6 +4,7 @@ import { ConfigError, type ConfigIssue } from './errors.ts';
 import type { Config } from './index.ts';
 import { findJsonSyntaxProblem } from './json-syntax.ts';
 import { checkReferences } from './references.ts';
+import { reservedKeyIssues } from './reserved-keys.ts';
 import { fromZodIssues } from './zod-issues.ts';
 
 export interface LoadedConfig {
@@ -27,6 +28,8 @@ function parseJson(text: string, source: string | undefined): unknown {
 /** Validates a configuration text: JSON syntax, schema (defaults applied), cross-references. */
 export function parseConfig(text: string, source?: string): LoadedConfig {
   const input = parseJson(text.replace(/^\uFEFF/, ''), source);
+  const reserved = reservedKeyIssues(input);
+  if (reserved.length > 0) throw new ConfigError(reserved, source);
   const parsed = configurationSchema.safeParse(input);
   if (!parsed.success)
     throw new ConfigError(fromZodIssues(parsed.error.issues, input, configurationSchema), source);

@@ -45,7 +45,9 @@ function step(schema: Schema, segment: string | number): Schema | undefined {
   const def = definition(schema);
   switch (def.type) {
     case 'object':
-      return def.shape?.[segment] ?? def.catchall ?? undefined;
+      return (
+        (def.shape && Object.hasOwn(def.shape, segment) ? def.shape[segment] : undefined) ?? def.catchall
+      );
     case 'record':
       return def.valueType;
     case 'array':

@@ -1,4 +1,4 @@
-import type { JsonObject } from '../record/json.ts';
+import { fieldOf, type JsonObject } from '../record/json.ts';
 import { readLocal, resolvePath } from './mongo/path.ts';
 import { equalityKey } from './mongo/values.ts';
 import { elementSet, equalitySet } from './upward.ts';
@@ -37,7 +37,7 @@ export function equalityPair(
     childKeys: (child) => {
       // The usual foreign key: one field holding a scalar (or missing, i.e. null) has one key.
       if (field !== null) {
-        const value = child[field];
+        const value = fieldOf(child, field);
         if (value === undefined) return [NULL_KEY];
         if (value === null || typeof value !== 'object') return [equalityKey(value)];
       }

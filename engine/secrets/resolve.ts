@@ -49,7 +49,8 @@ export async function resolveSecret(
   if (typeof secret === 'string') return secret;
   let raw: string;
   if (secret.type === 'env') {
-    const value = env[secret.key];
+    // Own variables only: `constructor` is no environment variable.
+    const value = Object.hasOwn(env, secret.key) ? env[secret.key] : undefined;
     if (value === undefined) throw new SecretError(path, `environment variable ${secret.key} is not set`);
     raw = nonEmpty(value, path, `environment variable ${secret.key}`);
   } else {

@@ -1,4 +1,4 @@
-import type { JsonValue } from '../../record/json.ts';
+import { fieldOf, type JsonValue } from '../../record/json.ts';
 import { isIndexSegment, isJsonObject } from './values.ts';
 
 /** A path that reached no value (MongoDB's "missing", which `$eq: null` matches). */
@@ -44,11 +44,11 @@ function walk(
   }
   const segment = segments[i]!;
   if (isJsonObject(current)) {
-    walk(current[segment], segments, i + 1, expandLeaf, false, out);
+    walk(fieldOf(current, segment), segments, i + 1, expandLeaf, false, out);
   } else if (Array.isArray(current)) {
     if (isIndexSegment(segment)) walk(current[Number(segment)], segments, i + 1, expandLeaf, true, out);
     for (const element of current) {
-      if (isJsonObject(element)) walk(element[segment], segments, i + 1, expandLeaf, false, out);
+      if (isJsonObject(element)) walk(fieldOf(element, segment), segments, i + 1, expandLeaf, false, out);
     }
   } else {
     out.push(MISSING);
@@ -63,7 +63,7 @@ function walk(
 export function readLocal(root: JsonValue, segments: readonly string[]): JsonValue {
   let current: JsonValue | undefined = root;
   for (const segment of segments) {
-    if (isJsonObject(current)) current = current[segment];
+    if (isJsonObject(current)) current = fieldOf(current, segment);
     else if (Array.isArray(current) && isIndexSegment(segment)) current = current[Number(segment)];
     else return null;
     if (current === undefined) return null;

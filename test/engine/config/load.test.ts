@@ -68,6 +68,26 @@ test('secret values are redacted in messages, other values shown', () => {
   assert.ok(text.includes('server.port: must be a number ("eighty")'), text);
 });
 
+test('a client property named like an Object.prototype member gets a config error, not a crash', () => {
+  const config = edited((c) => (c.consumers.config.orders.constructor = 42));
+  const error = errorOf(() => parseConfig(JSON.stringify(config)));
+  assert.ok(
+    error.issues.some((i) => i.path === 'consumers.config.orders.constructor'),
+    JSON.stringify(error.issues),
+  );
+});
+
+test('"__proto__" keys are rejected with their path (a JavaScript object cannot hold them)', () => {
+  const text = exampleText('single-view').replace(
+    '"orders": { "topic"',
+    '"__proto__": { "x": 1 }, "orders": { "topic"',
+  );
+  const error = errorOf(() => parseConfig(text));
+  assert.equal(error.issues, [
+    { path: 'consumers.config.__proto__', rule: '"__proto__" is reserved: choose another name' },
+  ]);
+});
+
 test('a misplaced property is reported without its value', () => {
   const config = edited((c) => (c.processor.persistence.config.password = 'hunter2'));
   const error = errorOf(() => parseConfig(JSON.stringify(config)));

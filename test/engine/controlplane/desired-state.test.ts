@@ -51,6 +51,11 @@ const REJECTED: Array<[string, unknown, RegExp]> = [
     /nodes\[0\]: the node id is empty/,
   ],
   [
+    'a state named like an Object.prototype member',
+    { requestId: 'x', nodes: [{ node: 'orders', state: 'toString' }] },
+    /"toString", expected NODE_STATE_RUNNING or NODE_STATE_PAUSED/,
+  ],
+  [
     'an unspecified state',
     { requestId: 'x', nodes: [{ node: 'orders', state: 'NODE_STATE_UNSPECIFIED' }] },
     /"NODE_STATE_UNSPECIFIED", expected NODE_STATE_RUNNING or NODE_STATE_PAUSED/,

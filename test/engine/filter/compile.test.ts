@@ -88,6 +88,24 @@ test('links follows MongoDB semantics: arrays, null/missing, brackets, field ord
   assert.not.ok(nested.links({}, { a: [1, 2] }), 'scalars in the array are not missing values');
 });
 
+test('fields named like Object.prototype members are ordinary fields: missing when absent', () => {
+  for (const name of ['constructor', 'toString', 'hasOwnProperty', '__proto__']) {
+    const f = compileFilter(eq([name], { local: ['parentRef'] }));
+    assert.ok(f.links({}, {}), `${name}: missing on both sides is null = null`);
+    assert.not.ok(f.links({ parentRef: 1 }, {}), `${name}: a missing child field is null, not 1`);
+    assert.ok(f.links({ parentRef: 1 }, JSON.parse(`{"${name}": 1}`)), `${name}: present, it links`);
+    assert.equal(f.downward({}), { [`value.${name}`]: { $eq: null } }, `${name}: missing local`);
+    const local = compileFilter(eq(['ref'], { local: [name] }));
+    assert.equal(local.downward({}), { 'value.ref': { $eq: null } }, `${name}: missing local is null`);
+    assert.equal(local.downward({ [name]: 2 }), { 'value.ref': { $eq: 2 } });
+    assert.not.ok(compileFilter({ $isArray: { foreign: [name] } }).links({}, {}), `${name}: $isArray`);
+    assert.equal(
+      f.equalities[0]?.childKeys({}),
+      compileFilter(eq(['x'], { local: ['parentRef'] })).equalities[0]?.childKeys({}),
+    );
+  }
+});
+
 test('upward queries are built from the child and fold child-only parts', () => {
   const f = compileFilter(eq(['customerId'], { local: ['id'] }));
   assert.equal(f.upward({ customerId: 5 }), { 'value.id': { $in: [5] } });

@@ -55,6 +55,12 @@ const FAILURES: Array<[string, Parameters<typeof resolveSecret>[0], Record<strin
     /^environment variable MONGODB_URL is not set$/,
   ],
   ['empty variable', { type: 'env', key: 'X' }, { X: '' }, /environment variable X is empty/],
+  [
+    'a variable named like an Object.prototype member',
+    { type: 'env', key: 'constructor' },
+    {},
+    /^environment variable constructor is not set$/,
+  ],
   ['bad base64', { type: 'env', key: 'X', encoding: 'base64' }, { X: 'not base64!' }, /is not valid base64/],
   ['missing file', { type: 'file', path: '/s/none' }, {}, /file \/s\/none does not exist/],
   ['empty file', { type: 'file', path: '/s/empty' }, {}, /file \/s\/empty is empty/],
