@@ -1,8 +1,8 @@
 import { MemoryBroker } from '../../engine/broker/memory/index.ts';
 import { nextOffsets } from '../../engine/broker/next-offsets.ts';
 import type { ProducerRecord } from '../../engine/broker/types.ts';
-import { cpuSecondsSince } from './cpu.ts';
 import { feed } from './feed.ts';
+import { type Load, measureLoad } from './load.ts';
 
 const OUTPUT = 'output';
 
@@ -17,7 +17,7 @@ export async function runCeiling(
   topics: readonly string[],
   partitions: number,
   rate?: number,
-): Promise<{ seconds: number; cpuSeconds: number; outputs: number; outputBytes: number; events: number }> {
+): Promise<{ seconds: number; load: Load; outputs: number; outputBytes: number; events: number }> {
   const broker = new MemoryBroker({
     topics: Object.fromEntries([...topics, OUTPUT].map((t) => [t, partitions])),
     retention: 'committed',
@@ -65,16 +65,16 @@ export async function runCeiling(
     }
   })();
   const started = Date.now();
-  const cpu = process.cpuUsage();
+  const loadSince = measureLoad();
   fedTotal = await feed(producer, records, rate ? { rate } : {});
   await transform;
   await output;
-  const cpuSeconds = cpuSecondsSince(cpu);
+  const load = loadSince();
   await consumer.disconnect();
   await reader.disconnect();
   return {
     seconds: Math.max(1, lastOutput - started) / 1000,
-    cpuSeconds,
+    load,
     outputs: consumed,
     outputBytes,
     events: fedTotal,

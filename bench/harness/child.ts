@@ -24,7 +24,8 @@ export async function runOne(spec: RunSpec): Promise<RunResult> {
     return {
       spec,
       seconds: ceiling.seconds,
-      cpuMicrosPerEvent: (ceiling.cpuSeconds * 1e6) / ceiling.events,
+      cpuMicrosPerEvent: (ceiling.load.cpuSeconds * 1e6) / ceiling.events,
+      loopBusy: ceiling.load.loopBusy,
       inputPerSecond: ceiling.events / ceiling.seconds,
       outputMessages: ceiling.outputs,
       outputPerSecond: ceiling.outputs / ceiling.seconds,
@@ -48,7 +49,8 @@ export async function runOne(spec: RunSpec): Promise<RunResult> {
   return {
     spec,
     seconds: run.seconds,
-    cpuMicrosPerEvent: (run.cpuSeconds * 1e6) / run.events,
+    cpuMicrosPerEvent: (run.load.cpuSeconds * 1e6) / run.events,
+    loopBusy: run.load.loopBusy,
     inputPerSecond: run.events / run.seconds,
     outputMessages: run.outputs,
     outputPerSecond: run.outputs / run.seconds,

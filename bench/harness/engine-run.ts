@@ -7,9 +7,9 @@ import { MongoStore } from '../../engine/store/index.ts';
 import { type MongoFixture, startMongo } from '../../test/support/mongo.ts';
 import type { BenchEvent, Workload } from '../workloads/index.ts';
 import { benchConfig } from './config.ts';
-import { cpuSecondsSince } from './cpu.ts';
 import { feed } from './feed.ts';
 import { inputLatencies, type OutputStamp } from './latency.ts';
+import { type Load, measureLoad } from './load.ts';
 
 export interface EngineRunOptions {
   readonly workload: Workload;
@@ -26,7 +26,7 @@ export interface EngineRunOptions {
 export interface EngineRunFigures {
   readonly events: number;
   readonly seconds: number;
-  readonly cpuSeconds: number;
+  readonly load: Load;
   readonly outputs: number;
   /** Bytes of the output values (the aggregates' JSON and their envelope). */
   readonly outputBytes: number;
@@ -92,19 +92,19 @@ export async function runEngine(options: EngineRunOptions): Promise<EngineRunFig
     });
     measuring = true;
     const started = Date.now();
-    const cpu = process.cpuUsage();
+    const loadSince = measureLoad();
     const fed = await feed(producer, records, {
       capacity,
       ...(options.rate ? { rate: options.rate } : {}),
       ...(lazy ? {} : { onAppend: (_: number, time: number) => times.push(time) }),
     });
     await embedded.drain();
-    const cpuSeconds = cpuSecondsSince(cpu);
+    const load = loadSince();
     const after = await counters(embedded, metrics);
     return {
       events: fed,
       seconds: (Math.max(started + 1, lastOutputAt) - started) / 1000,
-      cpuSeconds,
+      load,
       outputs,
       outputBytes,
       latency: lazy

@@ -30,6 +30,11 @@ export interface RunResult {
    * own CPU (another process).
    */
   readonly cpuMicrosPerEvent: number;
+  /**
+   * Share of the run's wall time the main thread was busy, 0 to 1 (the engine runs there).
+   * Near 1 the run is saturated and latency is mostly queueing.
+   */
+  readonly loopBusy: number;
   readonly inputPerSecond: number;
   readonly outputMessages: number;
   readonly outputPerSecond: number;

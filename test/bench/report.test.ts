@@ -56,6 +56,7 @@ test('table: ratio to the ceiling, dashes for missing figures', () => {
     spec: { workload: 'W1', target, events: 1000, seed: 1, scale: 0, partitions: 4 },
     seconds: 1000 / perSecond,
     cpuMicrosPerEvent: 1e6 / perSecond,
+    loopBusy: 0.431,
     inputPerSecond: perSecond,
     outputMessages: 10,
     outputPerSecond: 10,
@@ -77,7 +78,8 @@ test('table: ratio to the ceiling, dashes for missing figures', () => {
   assert.ok(memoryLine?.includes('0.25'));
   assert.ok(memoryLine?.includes('20,000'));
   assert.ok(memoryLine?.includes(' 50.0 '), 'CPU per event');
-  assert.ok(/ 13 +50\.0 /.test(memoryLine ?? ''), 'output bytes per event, then CPU per event');
+  assert.ok(/ 13 +50\.0 +43 /.test(memoryLine ?? ''), 'output bytes and CPU per event, loop busy %');
+  assert.ok(header?.includes('loop busy %'));
   assert.ok(memoryLine?.includes('18,500-24,000'), 'the range of a median row');
   assert.is(ceilingLine?.split(/\s{2,}/)[3], '-', 'no range for a single run');
 
@@ -96,6 +98,7 @@ test('targets: each verdict from its own run, a missing run is "not run", below 
       spec: { workload: 'W1', target: 'memory', events: 1000, seed: 1, scale: 0, partitions: 4 },
       seconds: 1,
       cpuMicrosPerEvent: 1000,
+      loopBusy: 0.5,
       inputPerSecond: 1000,
       outputMessages: 10,
       outputPerSecond: 10,
