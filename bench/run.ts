@@ -117,7 +117,7 @@ const failures: string[] = [];
 /**
  * Runs one figure `runs` times and reports the median run by `key` (higher is better: events/s,
  * or minus p99 for the latency run), the worse middle one for an even count: on a shared 2-core
- * machine single engine runs of the same spec differ by up to a fifth, ceiling runs by up to 2x.
+ * machine single engine runs of the same spec differ by up to a third, ceiling runs by up to 2.5x.
  * A failed run is reported and left out, so the others still count. Every run is kept in the
  * JSON results; the table shows the median one and the range of events/s.
  */
@@ -151,9 +151,9 @@ async function measure(
 }
 
 /**
- * A ceiling run lasts well under a second, at the mercy of one GC pause: 200k-event W1 ceilings
- * ranged from 163k to 329k events/s in 8 runs of one minute, in two clusters (about 200k and
- * about 300k). Five runs let the median fall in the cluster most runs do: never fewer.
+ * A ceiling run lasts about a second or less, at the mercy of one GC pause: 200k-event W1
+ * ceilings ranged from 163k to 329k events/s in 8 runs of one minute, in two clusters (about
+ * 200k and about 300k). Five runs let the median fall in the cluster most runs do: never fewer.
  */
 const CEILING_RUNS = Math.max(5, repeat);
 

@@ -1,7 +1,9 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { findAffectedHeads } from '../../../engine/aggregate/affected-heads.ts';
-import { computeAggregates } from '../../../engine/aggregate/compute.ts';
+import { aggregateObject, computeAggregates, linkAggregates } from '../../../engine/aggregate/compute.ts';
+import { aggregateJson } from '../../../engine/aggregate/serialize.ts';
+import type { GenericFilter } from '../../../engine/filter/ast.ts';
 import type { JsonObject } from '../../../engine/record/json.ts';
 import { canonicalJson } from '../../../engine/record/key.ts';
 import { compileConfig } from '../../../engine/runtime/compile.ts';
@@ -112,6 +114,71 @@ test('diamond: a refund appears only when linked to an included order and an inc
   // Refund 501 links to payment 60 (customer 2) but its order 10 is customer 1's: excluded from both.
   assert.equal(refundIds(two?.dependencies.payments?.[0]?.dependencies.refunds), []);
   assert.equal(refundIds(two?.dependencies.orders?.[0]?.dependencies.refunds), []);
+});
+
+test('two edges to one child: a child is a member only when both link; JSON and object forms agree', async () => {
+  const byField = (foreign: string, local: string): GenericFilter => ({
+    $eq: [{ foreign: [foreign] }, { local: [local] }],
+  });
+  const twoEdges: GraphSpec = {
+    nodes: ['customers', 'orders'],
+    edges: [
+      { id: 'byCustomer', parent: 'customers', child: 'orders', filter: byField('customerId', 'id') },
+      { id: 'byRegion', parent: 'customers', child: 'orders', filter: byField('region', 'region') },
+    ],
+  };
+  const { store, topology } = await setup(twoEdges, {
+    customers: [{ id: 1, region: 'eu' }],
+    orders: [
+      { id: 10, customerId: 1, region: 'eu' }, // both edges link
+      { id: 11, customerId: 1, region: 'us' }, // only byCustomer
+      { id: 12, customerId: 2, region: 'eu' }, // only byRegion
+    ],
+  });
+  const head = rec({ id: 1, region: 'eu' });
+  const linked = await linkAggregates(store, topology, 'customers', [head]);
+  const object = aggregateObject(linked.tree(head));
+  assert.equal(
+    (object.dependencies.orders ?? []).map((o) => o.value.id),
+    [10],
+  );
+  assert.is(aggregateJson(linked.tree(head)), JSON.stringify(object));
+});
+
+test('the JSON form of real linked aggregates is JSON.stringify of their object form (tree and diamond)', async () => {
+  const graphs: Array<[GraphSpec, Record<string, JsonObject[]>]> = [
+    [
+      SINGLE_VIEW,
+      {
+        customers: [{ id: 1, name: 'é "q"' }, { id: 2 }],
+        orders: [
+          { id: 11, customerId: 1 },
+          { id: 10, customerId: 1 },
+        ],
+        items: [{ id: 100, orderId: 10, tags: ['a', null] }],
+      },
+    ],
+    [
+      DIAMOND,
+      {
+        customers: [{ id: 1 }],
+        orders: [{ id: 10, customerId: 1 }],
+        payments: [{ id: 50, customerId: 1 }],
+        refunds: [
+          { id: 500, orderId: 10, paymentId: 50 },
+          { id: 501, orderId: 10, paymentId: 60 },
+        ],
+      },
+    ],
+  ];
+  for (const [graph, data] of graphs) {
+    const { store, topology } = await setup(graph, data);
+    const heads = [...(await store.get('customers', ['{"id":1}', '{"id":2}'])).values()];
+    const linked = await linkAggregates(store, topology, 'customers', heads);
+    for (const head of heads) {
+      assert.is(aggregateJson(linked.tree(head)), JSON.stringify(aggregateObject(linked.tree(head))));
+    }
+  }
 });
 
 test('upward walk: an item finds its customer; old and new versions of a moved order find both', async () => {

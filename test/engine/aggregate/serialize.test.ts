@@ -87,10 +87,18 @@ test('the JSON form is JSON.stringify of the object form, byte for byte, with an
     { ck: `{"id":${i}}`, key: { id: i }, value: v },
     { ck: `{"id":${i}}`, key: { id: i }, value: v, valueJson: JSON.stringify(v) },
   ]);
+  let protoNames = 0;
   for (let i = 0; i < 300; i++) {
-    const walk = walkOf(tree('customers', 0, records));
-    assert.is(aggregateJson(walk), JSON.stringify(aggregateObject(walk)));
+    const t = tree('customers', 0, records);
+    const walk = walkOf(t);
+    const object = aggregateObject(walk);
+    assert.is(aggregateJson(walk), JSON.stringify(object));
+    if (t.children.some(([child]) => child === '__proto__')) {
+      protoNames++;
+      assert.ok(Object.hasOwn(object.dependencies, '__proto__'), 'a node named __proto__ is a property');
+    }
   }
+  assert.ok(protoNames > 10, `the trees name __proto__ often enough (${protoNames})`);
 });
 
 test('no dependencies and empty lists', () => {

@@ -103,6 +103,11 @@ test('fields named like Object.prototype members are ordinary fields: missing wh
       f.equalities[0]?.childKeys({}),
       compileFilter(eq(['x'], { local: ['parentRef'] })).equalities[0]?.childKeys({}),
     );
+    // Nested: through an array of documents, and a local path below an object.
+    const nested = compileFilter(eq(['items', name], { local: ['a', name] }));
+    assert.ok(nested.links({ a: {} }, { items: [{}] }), `${name}: missing in an element and locally`);
+    assert.not.ok(nested.links({ a: { [name]: 1 } }, { items: [{}] }), `${name}: missing in the element`);
+    assert.equal(nested.downward({ a: {} }), { [`value.items.${name}`]: { $eq: null } });
   }
 });
 
