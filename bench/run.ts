@@ -152,7 +152,7 @@ async function measure(
 
 /**
  * A ceiling run lasts about a second or less, at the mercy of one GC pause: 200k-event W1
- * ceilings ranged from 163k to 329k events/s in 8 runs of one minute, in two clusters (about
+ * ceilings ranged from 163k to 329k events/s in 8 runs within a minute, in two clusters (about
  * 200k and about 300k). Five runs let the median fall in the cluster most runs do: never fewer.
  */
 const CEILING_RUNS = Math.max(5, repeat);

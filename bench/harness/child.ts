@@ -7,6 +7,7 @@
 import { WORKLOADS } from '../workloads/index.ts';
 import { runCeiling } from './ceiling.ts';
 import { runEngine } from './engine-run.ts';
+import type { Load } from './load.ts';
 import type { RunResult, RunSpec } from './types.ts';
 
 export async function runOne(spec: RunSpec): Promise<RunResult> {
@@ -23,13 +24,7 @@ export async function runOne(spec: RunSpec): Promise<RunResult> {
     );
     return {
       spec,
-      seconds: ceiling.seconds,
-      cpuMicrosPerEvent: (ceiling.load.cpuSeconds * 1e6) / ceiling.events,
-      loopBusy: ceiling.load.loopBusy,
-      inputPerSecond: ceiling.events / ceiling.seconds,
-      outputMessages: ceiling.outputs,
-      outputPerSecond: ceiling.outputs / ceiling.seconds,
-      outputBytesPerEvent: ceiling.outputBytes / ceiling.events,
+      ...throughputFigures(ceiling),
       latencyMs: { p50: null, p99: null, max: null, samples: 0, unanswered: 0 },
       roundTripsPerEvent: null,
       internalUpdates: null,
@@ -48,13 +43,7 @@ export async function runOne(spec: RunSpec): Promise<RunResult> {
   });
   return {
     spec,
-    seconds: run.seconds,
-    cpuMicrosPerEvent: (run.load.cpuSeconds * 1e6) / run.events,
-    loopBusy: run.load.loopBusy,
-    inputPerSecond: run.events / run.seconds,
-    outputMessages: run.outputs,
-    outputPerSecond: run.outputs / run.seconds,
-    outputBytesPerEvent: run.outputBytes / run.events,
+    ...throughputFigures(run),
     latencyMs: run.latency
       ? {
           p50: run.latency.p50,
@@ -73,6 +62,25 @@ export async function runOne(spec: RunSpec): Promise<RunResult> {
     childUpdatesPerRecompute: run.recomputes > 0 ? run.childUpdates / run.recomputes : null,
     peakRssMb: peakRssMb(),
     ...(spec.target === 'mongo' ? { standIn: run.standIn } : {}),
+  };
+}
+
+/** The figures the ceiling and the engine share, from what either run measured. */
+function throughputFigures(run: {
+  events: number;
+  seconds: number;
+  load: Load;
+  outputs: number;
+  outputBytes: number;
+}) {
+  return {
+    seconds: run.seconds,
+    cpuMicrosPerEvent: (run.load.cpuSeconds * 1e6) / run.events,
+    loopBusy: run.load.loopBusy,
+    inputPerSecond: run.events / run.seconds,
+    outputMessages: run.outputs,
+    outputPerSecond: run.outputs / run.seconds,
+    outputBytesPerEvent: run.outputBytes / run.events,
   };
 }
 

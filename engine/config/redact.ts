@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { fieldOf } from '../record/json.ts';
 import { REDACTED } from './errors.ts';
 import type { JsonPath } from './json-path.ts';
 import { secretSchema } from './secret.ts';
@@ -45,9 +46,7 @@ function step(schema: Schema, segment: string | number): Schema | undefined {
   const def = definition(schema);
   switch (def.type) {
     case 'object':
-      return (
-        (def.shape && Object.hasOwn(def.shape, segment) ? def.shape[segment] : undefined) ?? def.catchall
-      );
+      return (def.shape && fieldOf(def.shape, segment)) ?? def.catchall;
     case 'record':
       return def.valueType;
     case 'array':

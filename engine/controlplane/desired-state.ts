@@ -1,3 +1,4 @@
+import { fieldOf } from '../record/json.ts';
 import { UndecodableMessage } from './proto.ts';
 
 export type DesiredNodeState = 'running' | 'paused';
@@ -36,7 +37,7 @@ export function validateDesiredState(message: unknown, nodes: ReadonlySet<string
       return rejected(requestId, `nodes[${index}]: unknown node "${node}" (known: ${[...nodes].join(', ')})`);
     }
     if (changes.has(node)) return rejected(requestId, `nodes[${index}]: node "${node}" is listed twice`);
-    const desired = typeof state === 'string' && Object.hasOwn(STATES, state) ? STATES[state] : undefined;
+    const desired = typeof state === 'string' ? fieldOf(STATES, state) : undefined;
     if (!desired) {
       return rejected(
         requestId,

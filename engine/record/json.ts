@@ -7,10 +7,11 @@ export function isJsonObject(value: unknown): value is JsonObject {
 }
 
 /**
- * The field `key` of a record, undefined when the record has no such field of its own. A plain
- * `object[key]` would answer Object.prototype's members for fields named like them
- * (`constructor`, `toString`, `__proto__`), which are ordinary names in user data.
+ * The field `key` of a record (or any object used as a dictionary), undefined when the object has
+ * no such field of its own. A plain `object[key]` would answer Object.prototype's members for
+ * names like them (`constructor`, `toString`, `__proto__`), which are ordinary names in user data
+ * and configurations.
  */
-export function fieldOf(object: JsonObject, key: string): JsonValue | undefined {
+export function fieldOf<V>(object: Readonly<Record<string, V>>, key: string | number): V | undefined {
   return Object.hasOwn(object, key) ? object[key] : undefined;
 }

@@ -1,5 +1,6 @@
 import { readFile as readFileFromDisk } from 'node:fs/promises';
 import type { Secret } from '../config/secret.ts';
+import { fieldOf } from '../record/json.ts';
 import { SecretError } from './errors.ts';
 import { readFileKey } from './file-key.ts';
 
@@ -49,8 +50,7 @@ export async function resolveSecret(
   if (typeof secret === 'string') return secret;
   let raw: string;
   if (secret.type === 'env') {
-    // Own variables only: `constructor` is no environment variable.
-    const value = Object.hasOwn(env, secret.key) ? env[secret.key] : undefined;
+    const value = fieldOf(env, secret.key);
     if (value === undefined) throw new SecretError(path, `environment variable ${secret.key} is not set`);
     raw = nonEmpty(value, path, `environment variable ${secret.key}`);
   } else {
