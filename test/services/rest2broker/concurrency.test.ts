@@ -11,11 +11,13 @@ const REQUESTS = 1000;
  * sequence number", after which librdkafka's producer is fatally failed and every request gets
  * 503): measured in about 1 run of 4 with one partition, more often with several. The engine's
  * producer is always idempotent, so on Mokapi the topic has one partition and a run that hits
- * the defect is repeated with a fresh service on a fresh topic. A real cluster gets four partitions.
+ * the defect is repeated with a fresh service on a fresh Mokapi. On some days it hits often (21
+ * faulted attempts over 24 runs here), and one CI run had all of its 4 attempts hit: hence 6.
+ * A real cluster gets four partitions and one attempt.
  */
 const PARTITIONS = process.env.KAFKA_BROKERS ? 4 : 1;
-const ATTEMPTS = 4;
-const TOPICS = Object.fromEntries(Array.from({ length: ATTEMPTS }, (_, i) => [`orders-${i}`, PARTITIONS]));
+const ATTEMPTS = 6;
+const TOPICS = { orders: PARTITIONS };
 
 let kafka: KafkaFixture;
 
@@ -71,9 +73,10 @@ function sendAll(base: string, ids: readonly string[]): Promise<Answer[]> {
 test(`${REQUESTS} requests in parallel are each acknowledged and delivered exactly once with the right key`, async () => {
   const ids = Array.from({ length: REQUESTS }, (_, i) => `order-${i}`);
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-    const topic = kafka.topic(`orders-${attempt}`);
+    const topic = kafka.topic('orders');
     const { service, base } = await startService(topic);
     let reader: TopicReader | undefined;
+    let faulted = false;
     try {
       const answers = await sendAll(base, ids);
       const mokapiFault = answers.some(
@@ -81,6 +84,7 @@ test(`${REQUESTS} requests in parallel are each acknowledged and delivered exact
       );
       if (mokapiFault && !process.env.KAFKA_BROKERS && attempt < ATTEMPTS - 1) {
         console.log(`concurrency: attempt ${attempt + 1} hit Mokapi's idempotent-producer defect; retrying`);
+        faulted = true;
         continue;
       }
       assert.deepEqual(
@@ -111,6 +115,10 @@ test(`${REQUESTS} requests in parallel are each acknowledged and delivered exact
     } finally {
       await reader?.stop();
       await service.close();
+      if (faulted) {
+        await kafka.stop();
+        kafka = await startKafka({ topics: TOPICS });
+      }
     }
   }
 });
