@@ -28,7 +28,7 @@ import { benchConfig } from './harness/config.ts';
 import type { RunResult, RunSpec, Target } from './harness/types.ts';
 import { renderChart } from './report/chart.ts';
 import { formatMarkdownTable, formatTable, type TableRow } from './report/table.ts';
-import { checkTargets, formatTargets } from './report/targets.ts';
+import { checkTargets, formatContext, formatTargets } from './report/targets.ts';
 import { WORKLOADS, type WorkloadId } from './workloads/index.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -124,7 +124,12 @@ const failures: string[] = [];
 async function measure(
   label: string,
   spec: RunSpec,
-  options: { ceiling: number | null; runs: number; key?: (r: RunResult) => number },
+  options: {
+    ceiling: number | null;
+    twoHopEcho?: number | null;
+    runs: number;
+    key?: (r: RunResult) => number;
+  },
 ): Promise<RunResult | null> {
   const runs: RunResult[] = [];
   for (let i = 0; i < options.runs; i++) {
@@ -144,6 +149,7 @@ async function measure(
     label: runs.length > 1 ? `${label} (median of ${runs.length})` : label,
     result: median,
     ceiling: options.ceiling,
+    twoHopEcho: options.twoHopEcho ?? null,
     ...(runs.length > 1 ? { range: [Math.min(...speeds), Math.max(...speeds)] as const } : {}),
   });
   results.push(...runs);
@@ -160,6 +166,8 @@ const CEILING_RUNS = Math.max(5, repeat);
 const started = new Date();
 const base = { seed, partitions: PARTITIONS };
 const ceilings = new Map<WorkloadId, number>();
+/** Per workload, the 2-hop echo: the I/O of the hops `engine.md` §6 prescribes, nothing else. */
+const twoHopEchoes = new Map<WorkloadId, number>();
 const engineRuns = new Map<string, RunResult>();
 for (const id of workloads) {
   const scale = id === 'W3' ? w3Scale.memory : 0;
@@ -169,6 +177,12 @@ for (const id of workloads) {
     { ceiling: null, runs: CEILING_RUNS },
   );
   if (ceiling) ceilings.set(id, ceiling.inputPerSecond);
+  const echo = await measure(
+    `${id} 2-hop echo`,
+    { ...base, workload: id, target: 'ceiling', events, scale, hops: 2 },
+    { ceiling: ceiling?.inputPerSecond ?? null, runs: CEILING_RUNS },
+  );
+  if (echo) twoHopEchoes.set(id, echo.inputPerSecond);
   for (const store of stores) {
     const n = store === 'mongo' ? mongoEvents : events;
     const result = await measure(
@@ -181,7 +195,11 @@ for (const id of workloads) {
         scale: store === 'mongo' && id === 'W3' ? w3Scale.mongo : scale,
       },
       // The stand-in's figures are round-trip counts, the same on every run: one run.
-      { ceiling: ceiling?.inputPerSecond ?? null, runs: store === 'mongo' ? 1 : repeat },
+      {
+        ceiling: ceiling?.inputPerSecond ?? null,
+        twoHopEcho: echo?.inputPerSecond ?? null,
+        runs: store === 'mongo' ? 1 : repeat,
+      },
     );
     if (result) engineRuns.set(`${id} ${store}`, result);
   }
@@ -195,6 +213,7 @@ if (w1Memory && !values['no-latency']) {
     { ...base, workload: 'W1', target: 'memory', events, scale: 0, rate },
     {
       ceiling: ceilings.get('W1') ?? null,
+      twoHopEcho: twoHopEchoes.get('W1') ?? null,
       runs: repeat,
       key: (r) => -(r.latencyMs.p99 ?? Number.POSITIVE_INFINITY),
     },
@@ -219,7 +238,12 @@ const targets = checkTargets({
   w3Memory: engineRuns.get('W3 memory'),
   million: million ?? undefined,
 });
-console.log(`\ntargets:\n${formatTargets(targets)}`);
+const context = formatContext({
+  w1Memory: engineRuns.get('W1 memory'),
+  w1Ceiling: ceilings.get('W1'),
+  w1TwoHopEcho: twoHopEchoes.get('W1'),
+});
+console.log(`\ntargets:\n${formatTargets(targets)}\n${context}`);
 
 const resultsDir = join(here, 'results');
 mkdirSync(resultsDir, { recursive: true });
@@ -238,6 +262,7 @@ writeFileSync(
         node: process.version,
       },
       ceilings: Object.fromEntries(ceilings),
+      twoHopEchoes: Object.fromEntries(twoHopEchoes),
       targets,
       halfRateLatency: halfRate
         ? { rate: halfRate.spec.rate, p50: halfRate.latencyMs.p50, p99: halfRate.latencyMs.p99 }
@@ -249,12 +274,15 @@ writeFileSync(
     2,
   )}\n`,
 );
-const bars = (pick: (r: RunResult) => number | null, targets: readonly Target[]) =>
+const TWO_HOP_ECHO = '2-hop echo';
+/** Per workload, one bar per series: the echoes' events/s, or `pick` of an engine run. */
+const bars = (pick: (r: RunResult) => number | null, series: readonly string[]) =>
   workloads.flatMap((id) =>
-    targets.map((target) => {
-      const run = target === 'ceiling' ? undefined : engineRuns.get(`${id} ${target}`);
-      const value = target === 'ceiling' ? (ceilings.get(id) ?? null) : run ? pick(run) : null;
-      return { workload: id, series: target, value };
+    series.map((name) => {
+      const echoes = name === 'ceiling' ? ceilings : name === TWO_HOP_ECHO ? twoHopEchoes : null;
+      const run = engineRuns.get(`${id} ${name}`);
+      const value = echoes ? (echoes.get(id) ?? null) : run ? pick(run) : null;
+      return { workload: id, series: name, value };
     }),
   );
 // The stand-in's speed says nothing about MongoDB: its runs stay out of the chart (table only).
@@ -262,13 +290,13 @@ const standIn = [...engineRuns.values()].some((r) => r.standIn);
 const charted = stores.filter((s) => s !== 'mongo' || !standIn);
 const chart = renderChart(
   `streamfold bench ${started.toISOString().slice(0, 10)}, ${cpus().length} cores${quick ? ', quick' : ''}, ${events.toLocaleString('en-US')} events per run`,
-  bars((r) => r.inputPerSecond, ['ceiling', ...charted]),
+  bars((r) => r.inputPerSecond, ['ceiling', TWO_HOP_ECHO, ...charted]),
   bars((r) => r.latencyMs.p99, charted),
 );
 writeFileSync(join(resultsDir, 'latest.svg'), chart);
 writeFileSync(
   join(resultsDir, 'latest.md'),
-  `${formatMarkdownTable(rows)}\n\n\`\`\`\ntargets:\n${formatTargets(targets)}\n\`\`\`\n`,
+  `${formatMarkdownTable(rows)}\n\n\`\`\`\ntargets:\n${formatTargets(targets)}\n${context}\n\`\`\`\n`,
 );
 // The README's chart: full runs that include the embedded engine only.
 if (!quick && stores.includes('memory')) writeFileSync(join(here, 'chart.svg'), chart);

@@ -1,10 +1,21 @@
 import { MemoryBroker } from '../../engine/broker/memory/index.ts';
 import { nextOffsets } from '../../engine/broker/next-offsets.ts';
-import type { ProducerRecord } from '../../engine/broker/types.ts';
+import type { BrokerProducer, ProducerRecord } from '../../engine/broker/types.ts';
 import { feed } from './feed.ts';
 import { type Load, measureLoad } from './load.ts';
 
 const OUTPUT = 'output';
+
+export interface CeilingOptions {
+  /** Paced feeding in events/s; absent: as fast as possible. */
+  readonly rate?: number;
+  /**
+   * Transforms chained from the input topics to the output (default 1: the ceiling). 2 is the
+   * hop structure `engine.md` §6 prescribes (input -> internal updates -> output) with nothing
+   * else: no store, no graph, no compression, each event echoed.
+   */
+  readonly hops?: number;
+}
 
 /**
  * The physical limit of the I/O path: consume -> JSON parse -> JSON serialize -> produce ->
@@ -16,45 +27,34 @@ export async function runCeiling(
   records: Iterable<ProducerRecord>,
   topics: readonly string[],
   partitions: number,
-  rate?: number,
+  options: CeilingOptions = {},
 ): Promise<{ seconds: number; load: Load; outputs: number; outputBytes: number; events: number }> {
+  const hops = options.hops ?? 1;
+  if (!Number.isInteger(hops) || hops < 1) throw new Error(`hops must be a positive integer, got ${hops}`);
+  // hop i reads stage i and writes stage i + 1: the input topics, the intermediate ones, the output.
+  const intermediate = Array.from({ length: hops - 1 }, (_, i) => `hop-${i + 1}`);
   const broker = new MemoryBroker({
-    topics: Object.fromEntries([...topics, OUTPUT].map((t) => [t, partitions])),
+    topics: Object.fromEntries([...topics, ...intermediate, OUTPUT].map((t) => [t, partitions])),
     retention: 'committed',
   });
-  const consumer = broker.consumer({ groupId: 'ceiling' });
-  consumer.subscribe(topics);
+  const producer = broker.producer();
+  const stages = [topics, ...intermediate.map((t) => [t]), [OUTPUT]];
+  // The feed's total, known once it ends: then each hop is done when it has passed that many on.
+  let fedTotal = -1;
+  const transforms = Array.from({ length: hops }, (_, hop) =>
+    echo(broker, producer, stages[hop] as readonly string[], (stages[hop + 1] as string[])[0] as string, {
+      group: `ceiling-${hop}`,
+      total: () => fedTotal,
+    }),
+  );
+
   const reader = broker.consumer({ groupId: 'ceiling-output' });
   reader.subscribe([OUTPUT]);
-  const producer = broker.producer();
-  let consumed = 0;
   let read = 0;
-  let fedTotal = -1;
   let lastOutput = 0;
   let outputBytes = 0;
-  const done = () => fedTotal >= 0 && consumed >= fedTotal;
-  const transform = (async () => {
-    while (!done()) {
-      const batch = await consumer.consume(1000, 20);
-      const acks: Promise<unknown>[] = [];
-      for (const message of batch) {
-        const key = JSON.parse((message.key as Buffer).toString('utf8'));
-        const value = JSON.parse((message.value as Buffer).toString('utf8'));
-        acks.push(
-          producer.produce({
-            topic: OUTPUT,
-            key: Buffer.from(JSON.stringify(key)),
-            value: Buffer.from(JSON.stringify(value)),
-          }),
-        );
-      }
-      await Promise.all(acks);
-      await consumer.commit(nextOffsets(batch));
-      consumed += batch.length;
-    }
-  })();
   const output = (async () => {
-    while (!done() || read < consumed) {
+    while (fedTotal < 0 || read < fedTotal) {
       const batch = await reader.consume(10_000, 20);
       for (const message of batch) {
         lastOutput = Math.max(lastOutput, message.timestamp ?? 0);
@@ -66,17 +66,48 @@ export async function runCeiling(
   })();
   const started = Date.now();
   const loadSince = measureLoad();
-  fedTotal = await feed(producer, records, rate ? { rate } : {});
-  await transform;
+  fedTotal = await feed(producer, records, options.rate ? { rate: options.rate } : {});
+  await Promise.all(transforms);
   await output;
   const load = loadSince();
-  await consumer.disconnect();
   await reader.disconnect();
   return {
     seconds: Math.max(1, lastOutput - started) / 1000,
     load,
-    outputs: consumed,
+    outputs: read,
     outputBytes,
     events: fedTotal,
   };
+}
+
+/** One hop: consume `from`, parse key and value, serialize them again, produce to `to`, commit. */
+async function echo(
+  broker: MemoryBroker,
+  producer: BrokerProducer,
+  from: readonly string[],
+  to: string,
+  progress: { readonly group: string; readonly total: () => number },
+): Promise<void> {
+  const consumer = broker.consumer({ groupId: progress.group });
+  consumer.subscribe(from);
+  let passed = 0;
+  while (progress.total() < 0 || passed < progress.total()) {
+    const batch = await consumer.consume(1000, 20);
+    const acks: Promise<unknown>[] = [];
+    for (const message of batch) {
+      const key = JSON.parse((message.key as Buffer).toString('utf8'));
+      const value = JSON.parse((message.value as Buffer).toString('utf8'));
+      acks.push(
+        producer.produce({
+          topic: to,
+          key: Buffer.from(JSON.stringify(key)),
+          value: Buffer.from(JSON.stringify(value)),
+        }),
+      );
+    }
+    await Promise.all(acks);
+    await consumer.commit(nextOffsets(batch));
+    passed += batch.length;
+  }
+  await consumer.disconnect();
 }

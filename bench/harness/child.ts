@@ -20,7 +20,7 @@ export async function runOne(spec: RunSpec): Promise<RunResult> {
       [...stream].map((e) => e.record),
       workload.graph.nodes,
       spec.partitions,
-      spec.rate,
+      { ...(spec.rate ? { rate: spec.rate } : {}), ...(spec.hops ? { hops: spec.hops } : {}) },
     );
     return {
       spec,

@@ -16,6 +16,11 @@ export interface RunSpec {
   /** Generate events while feeding instead of before (million-event RSS runs). */
   readonly lazy?: boolean;
   readonly partitions: number;
+  /**
+   * Ceiling runs: transforms chained from input to output (absent: 1, the ceiling; 2: the hops
+   * `engine.md` §6 prescribes, input -> internal updates -> output, with no store and no graph).
+   */
+  readonly hops?: number;
   /** Batches read ahead per consumer; absent: the engine's default. */
   readonly maxInFlight?: number;
 }

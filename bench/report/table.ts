@@ -5,6 +5,8 @@ export interface TableRow {
   readonly result: RunResult;
   /** The same workload's ceiling events/s in this run. */
   readonly ceiling: number | null;
+  /** The same workload's 2-hop echo events/s in this run (engine rows). */
+  readonly twoHopEcho?: number | null;
   /** Lowest and highest events/s when the row is the median of several runs. */
   readonly range?: readonly [number, number];
 }
@@ -15,6 +17,7 @@ const COLUMNS = [
   'events/s',
   'range',
   'x ceiling',
+  'x 2-hop echo',
   'out msg/s',
   'out B/event',
   'CPU us/event',
@@ -48,17 +51,20 @@ export function formatMarkdownTable(rows: readonly TableRow[]): string {
   return [line(COLUMNS), line(COLUMNS.map(() => '---')), ...rows.map((row) => line(cellsOf(row)))].join('\n');
 }
 
-function cellsOf({ label, result, ceiling, range }: TableRow): string[] {
+function cellsOf({ label, result, ceiling, twoHopEcho, range }: TableRow): string[] {
   const standIn = result.standIn ? ' (stand-in)' : '';
+  // The stand-in's speed is no figure of the engine's (see `RunResult.standIn`); the ceiling is
+  // not compared with itself, and an echo not with an echo.
+  const ratio = (to: number | null | undefined, applies: boolean) =>
+    applies && !result.standIn && to ? number(result.inputPerSecond / to, 2) : '-';
+  const isEcho = result.spec.target === 'ceiling';
   return [
     `${label}${standIn}`,
     number(result.spec.events),
     number(result.inputPerSecond),
     range ? `${number(range[0])}-${number(range[1])}` : '-',
-    // The stand-in's speed is no figure of the engine's (see `RunResult.standIn`).
-    result.spec.target === 'ceiling' || result.standIn || !ceiling
-      ? '-'
-      : number(result.inputPerSecond / ceiling, 2),
+    ratio(ceiling, !isEcho || (result.spec.hops ?? 1) > 1),
+    ratio(twoHopEcho, !isEcho),
     number(result.outputPerSecond),
     number(result.outputBytesPerEvent),
     number(result.cpuMicrosPerEvent, 1),

@@ -84,3 +84,22 @@ export function formatTargets(checks: readonly TargetCheck[]): string {
   const width = Math.max(...checks.map((c) => c.target.length));
   return checks.map((c) => `${c.target.padEnd(width)}  ${c.verdict.padEnd(7)}  ${c.measured}`).join('\n');
 }
+
+/**
+ * What the throughput target is measured against, as one line under the verdicts: the 2-hop
+ * echo is the I/O of the hops `engine.md` §6 prescribes (input -> internal updates -> output)
+ * with no store, graph, compression or aggregates, so its ratio to the ceiling bounds what the
+ * engine could reach if all its own work were free.
+ */
+export function formatContext(inputs: {
+  readonly w1Memory?: RunResult | undefined;
+  readonly w1Ceiling?: number | undefined;
+  readonly w1TwoHopEcho?: number | undefined;
+}): string {
+  const { w1Memory, w1Ceiling, w1TwoHopEcho } = inputs;
+  if (!w1Ceiling || !w1TwoHopEcho) return 'context: the W1 2-hop echo was not run';
+  const engine = w1Memory
+    ? `; W1 memory = ${fixed(w1Memory.inputPerSecond / w1TwoHopEcho, 2)} x the 2-hop echo`
+    : '';
+  return `context: W1 2-hop echo (the engine's hops, nothing else) = ${fixed(w1TwoHopEcho / w1Ceiling, 2)} x ceiling${engine}`;
+}

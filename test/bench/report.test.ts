@@ -4,7 +4,7 @@ import { inputLatencies, percentile } from '../../bench/harness/latency.ts';
 import type { RunResult } from '../../bench/harness/types.ts';
 import { niceMax, renderChart } from '../../bench/report/chart.ts';
 import { formatMarkdownTable, formatTable } from '../../bench/report/table.ts';
-import { checkTargets, formatTargets } from '../../bench/report/targets.ts';
+import { checkTargets, formatContext, formatTargets } from '../../bench/report/targets.ts';
 
 test('percentile: nearest rank, null when empty', () => {
   assert.is(percentile([], 0.5), null);
@@ -90,6 +90,60 @@ test('table: ratio to the ceiling, dashes for missing figures', () => {
   assert.ok(markdown[0]?.startsWith('| run | events | events/s | range | x ceiling |'));
   assert.match(markdown[1] ?? '', /^\| --- (\| --- )+\|$/);
   assert.ok(markdown[2]?.startsWith('| W1 memory | 1,000 | 20,000 | 18,500-24,000 | 0.25 |'));
+});
+
+test('table: the 2-hop echo against the ceiling, engine rows against both', () => {
+  const result = (perSecond: number, hops?: number): RunResult => ({
+    spec: {
+      workload: 'W1',
+      target: hops ? 'ceiling' : 'memory',
+      events: 1000,
+      seed: 1,
+      scale: 0,
+      partitions: 4,
+      ...(hops ? { hops } : {}),
+    },
+    seconds: 1000 / perSecond,
+    cpuMicrosPerEvent: 1,
+    loopBusy: 1,
+    inputPerSecond: perSecond,
+    outputMessages: 10,
+    outputPerSecond: 10,
+    outputBytesPerEvent: 10,
+    latencyMs: { p50: null, p99: null, max: null, samples: 0, unanswered: 0 },
+    roundTripsPerEvent: null,
+    internalUpdates: null,
+    childUpdatesPerRecompute: null,
+    peakRssMb: 100,
+  });
+  const lines = formatTable([
+    { label: 'W1 ceiling', result: result(80_000, 1), ceiling: null },
+    { label: 'W1 2-hop echo', result: result(40_000, 2), ceiling: 80_000 },
+    { label: 'W1 memory', result: result(20_000), ceiling: 80_000, twoHopEcho: 40_000 },
+    { label: 'W1 memory, no echo run', result: result(20_000), ceiling: 80_000 },
+  ]).split('\n');
+  const columns = (line: string | undefined) => line?.split(/\s{2,}/) ?? [];
+  assert.equal(columns(lines[0]).slice(4, 6), ['x ceiling', 'x 2-hop echo']);
+  assert.equal(columns(lines[2]).slice(4, 6), ['-', '-'], 'the ceiling against nothing');
+  assert.equal(columns(lines[3]).slice(4, 6), ['0.50', '-'], 'the echo against the ceiling only');
+  assert.equal(columns(lines[4]).slice(4, 6), ['0.25', '0.50']);
+  assert.equal(columns(lines[5]).slice(4, 6), ['0.25', '-']);
+});
+
+test('context: the 2-hop echo against the ceiling and the engine against the echo', () => {
+  const engine = { inputPerSecond: 30_000 } as RunResult;
+  assert.is(
+    formatContext({ w1Memory: engine, w1Ceiling: 200_000, w1TwoHopEcho: 100_000 }),
+    "context: W1 2-hop echo (the engine's hops, nothing else) = 0.50 x ceiling; W1 memory = 0.30 x the 2-hop echo",
+  );
+  assert.is(
+    formatContext({ w1Ceiling: 200_000, w1TwoHopEcho: 100_000 }),
+    "context: W1 2-hop echo (the engine's hops, nothing else) = 0.50 x ceiling",
+  );
+  assert.is(
+    formatContext({ w1Memory: engine, w1Ceiling: 200_000 }),
+    'context: the W1 2-hop echo was not run',
+  );
 });
 
 test('targets: each verdict from its own run, a missing run is "not run", below 0.25 x is flagged', () => {
