@@ -183,6 +183,20 @@ test('targets: each verdict from its own run, a missing run is "not run", below 
     ],
   );
   assert.ok(checks[2]?.target.includes('350 ms'), 'the bound follows the compression window');
+
+  // The million-event run names its workload and the stand-in unless it is W1 on MongoDB.
+  const million = (workload: 'W1' | 'W3', peakRssMb: number, standIn: boolean) =>
+    checkTargets({
+      compressionWindowMs: 250,
+      million: run({ spec: { ...run({}).spec, workload, target: 'mongo' }, peakRssMb, standIn }),
+    })[4];
+  assert.equal(million('W3', 212, true), {
+    target: '1M events on MongoStore: peak RSS <= 250 MB',
+    measured: '212 MB (W3, stand-in)',
+    verdict: 'met',
+  });
+  assert.is(million('W1', 251, false)?.measured, '251 MB');
+  assert.is(million('W1', 251, false)?.verdict, 'missed');
   assert.match(formatTargets(checks), /W3 child updates per recompute >= 5\s+met\s+5\.0/);
 });
 
