@@ -31,21 +31,19 @@ export async function runCeiling(
 ): Promise<{ seconds: number; load: Load; outputs: number; outputBytes: number; events: number }> {
   const hops = options.hops ?? 1;
   if (!Number.isInteger(hops) || hops < 1) throw new Error(`hops must be a positive integer, got ${hops}`);
-  // hop i reads stage i and writes stage i + 1: the input topics, the intermediate ones, the output.
+  // Hop i reads sources[i] and writes sinks[i]: input topics -> hop-1 -> ... -> output.
   const intermediate = Array.from({ length: hops - 1 }, (_, i) => `hop-${i + 1}`);
   const broker = new MemoryBroker({
     topics: Object.fromEntries([...topics, ...intermediate, OUTPUT].map((t) => [t, partitions])),
     retention: 'committed',
   });
   const producer = broker.producer();
-  const stages = [topics, ...intermediate.map((t) => [t]), [OUTPUT]];
+  const sources: (readonly string[])[] = [topics, ...intermediate.map((t) => [t])];
+  const sinks = [...intermediate, OUTPUT];
   // The feed's total, known once it ends: then each hop is done when it has passed that many on.
   let fedTotal = -1;
-  const transforms = Array.from({ length: hops }, (_, hop) =>
-    echo(broker, producer, stages[hop] as readonly string[], (stages[hop + 1] as string[])[0] as string, {
-      group: `ceiling-${hop}`,
-      total: () => fedTotal,
-    }),
+  const transforms = sources.map((from, hop) =>
+    echo(broker, producer, from, sinks[hop] as string, { group: `ceiling-${hop}`, total: () => fedTotal }),
   );
 
   const reader = broker.consumer({ groupId: 'ceiling-output' });
