@@ -27,7 +27,8 @@ import type { InputEvent } from '../../support/oracle.ts';
  * defect is repeated on a fresh Mokapi (fresh topics), with fresh consumer groups and
  * collections; a real cluster gets one attempt. On some days the defect hits most attempts on
  * one Mokapi process (the REST-to-Kafka concurrency test saw 21 faulted attempts over 24 runs),
- * so an attempt never reuses the Mokapi of a faulted one: hence 5 attempts.
+ * so an attempt never reuses the Mokapi of a faulted one: hence 5 attempts. The fixture's one
+ * record per batch on Mokapi avoids the defect in most runs (`test/support/kafka.ts`).
  */
 const ATTEMPTS = process.env.KAFKA_BROKERS ? 1 : 5;
 const MOKAPI_FAULT = /Fatal error|out of order sequence|purged/;
