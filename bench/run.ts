@@ -169,6 +169,8 @@ const base = { seed, partitions: PARTITIONS };
 const ceilings = new Map<WorkloadId, number>();
 /** Per workload, the 2-hop echo: the I/O of the hops `engine.md` §6 prescribes, nothing else. */
 const twoHopEchoes = new Map<WorkloadId, number>();
+/** The echo's name in row labels and chart series. */
+const TWO_HOP_ECHO = '2-hop echo';
 const engineRuns = new Map<string, RunResult>();
 for (const id of workloads) {
   const scale = id === 'W3' ? w3Scale.memory : 0;
@@ -179,7 +181,7 @@ for (const id of workloads) {
   );
   if (ceiling) ceilings.set(id, ceiling.inputPerSecond);
   const echo = await measure(
-    `${id} 2-hop echo`,
+    `${id} ${TWO_HOP_ECHO}`,
     { ...base, workload: id, target: 'ceiling', events, scale, hops: 2 },
     { ceiling: ceiling?.inputPerSecond ?? null, runs: CEILING_RUNS },
   );
@@ -285,7 +287,6 @@ writeFileSync(
     2,
   )}\n`,
 );
-const TWO_HOP_ECHO = '2-hop echo';
 /** Per workload, one bar per series: the echoes' events/s, or `pick` of an engine run. */
 const bars = (pick: (r: RunResult) => number | null, series: readonly string[]) =>
   workloads.flatMap((id) =>
