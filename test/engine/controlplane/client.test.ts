@@ -1,13 +1,13 @@
 /** The control-plane client against a real grpc-js server on loopback. */
 import { Registry } from 'prom-client';
 import { firstValueFrom, type Observable } from 'rxjs';
-import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
   type ControlPlane,
   createControlPlane,
   type EngineSample,
 } from '../../../engine/controlplane/index.ts';
+import { test } from '../../support/suite.ts';
 import {
   acks,
   capturingLogger,

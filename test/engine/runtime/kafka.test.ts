@@ -3,7 +3,6 @@
  * MONGODB_URL). Input is produced with a Kafka producer, output read back with a consumer group.
  */
 import { pino } from 'pino';
-import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createKafkaBroker } from '../../../engine/broker/kafka/index.ts';
 import type { Broker, BrokerConsumer } from '../../../engine/broker/types.ts';
@@ -18,6 +17,7 @@ import { create, remove, runEvents, update } from '../../support/embedded.ts';
 import { type KafkaFixture, startKafka } from '../../support/kafka.ts';
 import { type MongoFixture, startMongo } from '../../support/mongo.ts';
 import type { InputEvent } from '../../support/oracle.ts';
+import { test } from '../../support/suite.ts';
 
 /**
  * Mokapi now and then mis-handles an idempotent producer's sequence numbers ("out of order

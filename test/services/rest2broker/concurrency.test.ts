@@ -1,8 +1,8 @@
 import * as assert from 'node:assert/strict';
 import pino from 'pino';
-import { test } from 'uvu';
 import { createRest2Broker, type Rest2Broker } from '../../../services/rest2broker/index.ts';
 import { type KafkaFixture, startKafka } from '../../support/kafka.ts';
+import { test } from '../../support/suite.ts';
 import { startTopicReader, type TopicReader } from './topic-reader.ts';
 
 const REQUESTS = 1000;
