@@ -11,7 +11,8 @@ import type { RuntimeContext } from './context.ts';
 /**
  * Recomputes the heads named by a compressed batch of internal updates and emits their output
  * (`engine.md` §5, §6). Per head: one `get`, one `getEmitted`, one lookup per edge, one bulk write
- * of the emitted aggregates, whatever the batch size. Resolves once all outputs are acknowledged.
+ * of the aggregates to emit, and one of the deleted keys to forget when there are any, whatever the
+ * batch size. Resolves once all outputs are acknowledged.
  */
 export async function recomputeHeads(ctx: RuntimeContext, updates: readonly InternalUpdate[]): Promise<void> {
   const end = ctx.metrics.batchSeconds.startTimer({ pipeline: 'internal-updates' });
