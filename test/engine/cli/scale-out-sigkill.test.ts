@@ -11,17 +11,18 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createKafkaBroker } from '../../../engine/broker/kafka/index.ts';
 import type { ConsumedMessage } from '../../../engine/broker/types.ts';
 import type { JsonValue } from '../../../engine/record/json.ts';
 import { configFor, DIAMOND } from '../../support/configs.ts';
 import { create, remove, update } from '../../support/embedded.ts';
-import { startKafka } from '../../support/kafka.ts';
+import { type KafkaFixture, startKafka } from '../../support/kafka.ts';
 import { startMongo } from '../../support/mongo.ts';
 import { expectedAggregates, type InputEvent } from '../../support/oracle.ts';
 import { freePorts } from '../../support/process.ts';
+import { repeatOnStandInDefect } from '../../support/retry.ts';
+import { test } from '../../support/suite.ts';
 
 const REPEAT = Number(process.env.REPEAT ?? 1);
 const PARTITIONS = 3;
@@ -105,9 +106,11 @@ async function metricSum(instance: Instance, name: string): Promise<number> {
     .reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0);
 }
 
-async function runOnce(seed: number): Promise<void> {
+/** One run on its own Mokapi and jongodb; `started.kafka` lets the caller read Mokapi's log after. */
+async function runOnce(seed: number, started: { kafka?: KafkaFixture }): Promise<void> {
   const topics = Object.fromEntries(NODES.map((n) => [TOPIC(n), PARTITIONS]));
   const [kafka, mongo] = await Promise.all([startKafka({ topics }), startMongo()]);
+  started.kafka = kafka;
   const dir = mkdtempSync(join(tmpdir(), 'streamfold-scale-out-'));
   const instances: Instance[] = [];
   const output = createKafkaBroker({ properties: kafka.properties }).consumer({
@@ -245,7 +248,15 @@ test('two instances, one SIGKILLed a third of the way: every head key ends on th
   const firstSeed = Number(process.env.SCALE_OUT_SEED ?? 21);
   for (let run = 0; run < REPEAT; run++) {
     const started = Date.now();
-    await runOnce(firstSeed + run);
+    const fixtures: { kafka?: KafkaFixture } = {};
+    await repeatOnStandInDefect(
+      {
+        what: `scale-out run ${run + 1}`,
+        attempts: 3,
+        defect: (error) => fixtures.kafka?.defect(error) ?? null,
+      },
+      () => runOnce(firstSeed + run, fixtures),
+    );
     console.log(
       `scale-out run ${run + 1}/${REPEAT} (seed ${firstSeed + run}) passed in ${((Date.now() - started) / 1000).toFixed(1)} s`,
     );
