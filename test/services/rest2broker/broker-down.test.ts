@@ -13,12 +13,27 @@ let producer: BrokerProducer;
 let service: Rest2Broker;
 let base: string;
 
+/**
+ * A fresh Mokapi connection may need several socket timeouts (3 s each) on a loaded machine: fresh
+ * producers try for up to 60 s. Each keeps a short timeout, which also bounds its flush and
+ * disconnect against the stopped broker at the end.
+ */
+async function connectedProducer(): Promise<BrokerProducer> {
+  for (const deadline = Date.now() + 60_000; ; ) {
+    const candidate = createKafkaBroker({ properties: kafka.properties, timeoutMs: 3000 }).producer();
+    try {
+      await candidate.connect();
+      return candidate;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+    }
+  }
+}
+
 test.before(async () => {
   kafka = await startKafka({ topics: { checkup: 1, orders: 1 } });
   // The caller owns a producer it passes in: it connects it, the service only flushes it on close.
-  // A fresh Mokapi connection may need several socket timeouts (3 s each) on a loaded machine.
-  producer = createKafkaBroker({ properties: kafka.properties, timeoutMs: 30_000 }).producer();
-  await producer.connect();
+  producer = await connectedProducer();
   service = createRest2Broker({
     producer,
     routes: [{ method: 'POST', path: '/orders', broker: { topic: kafka.topic('orders') } }],
