@@ -1,0 +1,31 @@
+/** All builtins, by name. */
+import { aggregates } from './aggregates.ts';
+import { arrays } from './arrays.ts';
+import { bits } from './bits.ts';
+import { comparison } from './comparison.ts';
+import { encoding } from './encoding.ts';
+import { numbers } from './numbers.ts';
+import { objects } from './objects.ts';
+import { regex } from './regex.ts';
+import { sets } from './sets.ts';
+import { strings } from './strings.ts';
+import { typeChecks } from './typechecks.ts';
+import type { Builtin, BuiltinTable } from './types.ts';
+
+export const BUILTINS: BuiltinTable = {
+  ...comparison,
+  ...numbers,
+  ...aggregates,
+  ...arrays,
+  ...sets,
+  ...objects,
+  ...strings,
+  ...regex,
+  ...typeChecks,
+  ...encoding,
+  ...bits,
+};
+
+export function builtinArity(name: string): number | undefined {
+  return (BUILTINS[name] as Builtin | undefined)?.arity;
+}

@@ -1,0 +1,297 @@
+/**
+ * Compiles parsed modules into a rule tree: names are resolved (rule names of the package and
+ * imports become `data` refs), body expressions are ordered so each variable is bound before
+ * use (OPA's safety check), and rules are grouped by path.
+ */
+import type { Body, Expr, Module, Rule, RuleKind, Term } from './ast.ts';
+import { type Location, RegoError } from './errors.ts';
+import { type ArityOf, orderBody } from './safety.ts';
+
+export interface RuleSet {
+  path: string[];
+  kind: RuleKind;
+  rules: Rule[];
+  defaultRule?: Rule;
+  arity?: number;
+}
+
+export interface RuleNode {
+  children: Map<string, RuleNode>;
+  ruleSet?: RuleSet;
+}
+
+export interface CompiledPlan {
+  root: RuleNode;
+  arityOf: ArityOf;
+}
+
+const ROOTS = new Set(['data', 'input']);
+
+export function compileModules(modules: Module[], builtinArity: ArityOf): CompiledPlan {
+  const root: RuleNode = { children: new Map() };
+  const functions = new Map<string, number>();
+  for (const mod of modules) {
+    for (const rule of mod.rules) {
+      if (rule.head.args) functions.set(['data', ...mod.package, ...rule.head.path].join('.'), rule.head.args.length);
+    }
+  }
+  const arityOf: ArityOf = (name) => functions.get(name) ?? builtinArity(name);
+  for (const mod of modules) {
+    const names = new Set(mod.rules.map((r) => r.head.path[0]!));
+    const resolver = new Resolver(mod.package, names, importAliases(mod), arityOf);
+    for (const rule of mod.rules) addRule(root, mod.package, resolver.rule(rule));
+  }
+  return { root, arityOf };
+}
+
+function importAliases(mod: Module): Map<string, Term> {
+  const aliases = new Map<string, Term>();
+  for (const imp of mod.imports) {
+    const path = imp.path;
+    if (path.type !== 'ref' || path.head.type !== 'var') continue;
+    const root = path.head.name;
+    if (root !== 'data' && root !== 'input') continue;
+    const last = path.path[path.path.length - 1];
+    const name = imp.alias ?? (last?.type === 'scalar' ? String(last.value) : root);
+    aliases.set(name, path);
+  }
+  return aliases;
+}
+
+function addRule(root: RuleNode, pkg: string[], rule: Rule): void {
+  const path = [...pkg, ...rule.head.path];
+  let node = root;
+  for (const part of path) {
+    let child = node.children.get(part);
+    if (!child) {
+      child = { children: new Map() };
+      node.children.set(part, child);
+    }
+    node = child;
+  }
+  const arity = rule.head.args?.length;
+  if (!node.ruleSet) node.ruleSet = { path: ['data', ...path], kind: rule.kind, rules: [], arity };
+  const set = node.ruleSet;
+  if (set.kind !== rule.kind && !(rule.isDefault && set.kind === 'complete')) {
+    throw new RegoError('rego_type_error', `conflicting rules data.${path.join('.')} found`, rule.loc);
+  }
+  if (rule.isDefault) {
+    if (set.defaultRule) throw new RegoError('rego_type_error', `multiple default rules data.${path.join('.')} found`, rule.loc);
+    set.defaultRule = rule;
+    if (rule.head.args) set.kind = 'function';
+  } else {
+    set.rules.push(rule);
+  }
+}
+
+/** Rewrites the names of one rule or query: locals stay vars, rule names and imports become refs. */
+export class Resolver {
+  constructor(
+    private readonly pkg: string[],
+    private readonly ruleNames: Set<string>,
+    private readonly aliases: Map<string, Term>,
+    private readonly arityOf: ArityOf,
+  ) {}
+
+  rule(rule: Rule): Rule {
+    const locals = new Set<string>();
+    for (const arg of rule.head.args ?? []) collectVars(arg, locals);
+    const body = this.body(rule.body, locals);
+    const head = {
+      ...rule.head,
+      key: rule.head.key && this.term(rule.head.key, locals),
+      value: rule.head.value && this.term(rule.head.value, locals),
+      args: rule.head.args?.map((a) => this.term(a, locals)),
+    };
+    const headVars = new Set<string>();
+    for (const t of [head.key, head.value, ...(head.args ?? [])]) if (t) collectVars(t, headVars);
+    const ordered = orderBody(body, new Set(head.args ? argVars(head.args) : []), headVars, rule.loc, this.arityOf);
+    let elseBranch = rule.else;
+    const resolveElse = (e: NonNullable<Rule['else']>): NonNullable<Rule['else']> => {
+      const l = new Set(locals);
+      const b = this.body(e.body, l);
+      const value = e.value && this.term(e.value, l);
+      const vars = new Set<string>();
+      if (value) collectVars(value, vars);
+      return {
+        value,
+        body: orderBody(b, new Set(head.args ? argVars(head.args) : []), vars, e.loc, this.arityOf),
+        loc: e.loc,
+        else: e.else && resolveElse(e.else),
+      };
+    };
+    if (elseBranch) elseBranch = resolveElse(elseBranch);
+    return { ...rule, head, body: ordered, else: elseBranch };
+  }
+
+  query(body: Body): Body {
+    return orderBody(this.body(body, new Set()), new Set(), new Set(), body[0]?.loc, this.arityOf);
+  }
+
+  /** Names declared in a body (`some`, `:=`, `some … in`) shadow rule names everywhere in it. */
+  private body(body: Body, outer: Set<string>): Body {
+    const locals = new Set(outer);
+    for (const e of body) declaredVars(e, locals);
+    return body.map((e) => this.expr(e, locals));
+  }
+
+  private expr(e: Expr, locals: Set<string>): Expr {
+    const withs = e.with.map((w) => ({ target: this.withTarget(w.target), value: this.term(w.value, locals) }));
+    const t = (x: Term) => this.term(x, locals);
+    switch (e.type) {
+      case 'term':
+        return { ...e, term: t(e.term), with: withs };
+      case 'unify':
+      case 'assign':
+        return { ...e, left: t(e.left), right: t(e.right), with: withs };
+      case 'some':
+        return { ...e, with: withs };
+      case 'somein':
+        return { ...e, key: e.key && t(e.key), value: t(e.value), collection: t(e.collection), with: withs };
+      case 'every': {
+        const inner = new Set(locals);
+        if (e.key) collectVars(e.key, inner);
+        collectVars(e.value, inner);
+        const body = this.body(e.body, inner);
+        const bound = new Set<string>();
+        if (e.key) collectVars(e.key, bound);
+        collectVars(e.value, bound);
+        return {
+          ...e,
+          key: e.key && t(e.key),
+          value: t(e.value),
+          domain: t(e.domain),
+          body: orderBody(body, bound, new Set(), e.loc, this.arityOf, true),
+          with: withs,
+        };
+      }
+    }
+  }
+
+  /** `with` targets keep `input`/`data` and function names as written, resolved to full names. */
+  private withTarget(target: Term): Term {
+    return this.term(target, new Set());
+  }
+
+  term(t: Term, locals: Set<string>): Term {
+    switch (t.type) {
+      case 'scalar':
+        return t;
+      case 'var':
+        return this.varTerm(t, locals);
+      case 'ref': {
+        const head = this.term(t.head, locals);
+        const path = t.path.map((p) => this.term(p, locals));
+        return head.type === 'ref' ? { ...t, head: head.head, path: [...head.path, ...path] } : { ...t, head, path };
+      }
+      case 'array':
+        return { ...t, items: t.items.map((i) => this.term(i, locals)) };
+      case 'set':
+        return { ...t, items: t.items.map((i) => this.term(i, locals)) };
+      case 'object':
+        return { ...t, entries: t.entries.map(([k, v]) => [this.term(k, locals), this.term(v, locals)]) };
+      case 'call':
+        return { ...t, name: this.callName(t.name, locals), args: t.args.map((a) => this.term(a, locals)) };
+      case 'arraycomp':
+      case 'setcomp': {
+        const inner = new Set(locals);
+        const body = this.body(t.body, inner);
+        return { ...t, term: this.term(t.term, bodyLocals(t.body, inner)), body: this.orderNested(body, t.loc) };
+      }
+      case 'objectcomp': {
+        const inner = bodyLocals(t.body, new Set(locals));
+        const body = this.body(t.body, locals);
+        return {
+          ...t,
+          key: this.term(t.key, inner),
+          value: this.term(t.value, inner),
+          body: this.orderNested(body, t.loc),
+        };
+      }
+    }
+  }
+
+  private orderNested(body: Body, loc: Location): Body {
+    return orderBody(body, new Set(), new Set(), loc, this.arityOf, true);
+  }
+
+  private varTerm(t: Extract<Term, { type: 'var' }>, locals: Set<string>): Term {
+    if (locals.has(t.name) || ROOTS.has(t.name)) return t;
+    const alias = this.aliases.get(t.name);
+    if (alias) return alias;
+    if (this.ruleNames.has(t.name)) return this.dataRef([...this.pkg, t.name], t.loc);
+    return t;
+  }
+
+  private callName(name: string, locals: Set<string>): string {
+    const [first, ...rest] = name.split('.');
+    if (locals.has(first!)) return name;
+    const alias = this.aliases.get(first!);
+    if (alias) return [refToName(alias), ...rest].join('.');
+    if (this.ruleNames.has(first!)) return ['data', ...this.pkg, name].join('.');
+    return name;
+  }
+
+  private dataRef(path: string[], loc: Location): Term {
+    return {
+      type: 'ref',
+      head: { type: 'var', name: 'data', loc },
+      path: path.map((p) => ({ type: 'scalar', value: p, loc })),
+      loc,
+    };
+  }
+}
+
+function refToName(t: Term): string {
+  if (t.type === 'var') return t.name;
+  if (t.type !== 'ref' || t.head.type !== 'var') return '';
+  return [t.head.name, ...t.path.map((p) => (p.type === 'scalar' ? String(p.value) : ''))].join('.');
+}
+
+function bodyLocals(body: Body, locals: Set<string>): Set<string> {
+  for (const e of body) declaredVars(e, locals);
+  return locals;
+}
+
+function declaredVars(e: Expr, into: Set<string>): void {
+  if (e.type === 'some') for (const v of e.vars) collectVars(v, into);
+  else if (e.type === 'assign') collectVars(e.left, into);
+  else if (e.type === 'somein') {
+    if (e.key) collectVars(e.key, into);
+    collectVars(e.value, into);
+  }
+}
+
+function argVars(args: Term[]): string[] {
+  const s = new Set<string>();
+  for (const a of args) collectVars(a, s);
+  return [...s];
+}
+
+/** Variables of a term outside comprehension bodies (those have their own scope). */
+export function collectVars(t: Term, into: Set<string>): void {
+  switch (t.type) {
+    case 'var':
+      if (!ROOTS.has(t.name)) into.add(t.name);
+      return;
+    case 'ref':
+      collectVars(t.head, into);
+      for (const p of t.path) collectVars(p, into);
+      return;
+    case 'array':
+    case 'set':
+      for (const i of t.items) collectVars(i, into);
+      return;
+    case 'object':
+      for (const [k, v] of t.entries) {
+        collectVars(k, into);
+        collectVars(v, into);
+      }
+      return;
+    case 'call':
+      for (const a of t.args) collectVars(a, into);
+      return;
+    default:
+      return;
+  }
+}
