@@ -191,7 +191,7 @@ export class Resolver {
       case 'object':
         return { ...t, entries: t.entries.map(([k, v]) => [this.term(k, locals), this.term(v, locals)]) };
       case 'call':
-        return { ...t, name: this.callName(t.name, locals), args: t.args.map((a) => this.term(a, locals)) };
+        return { ...t, name: this.callName(t.name, locals, t.loc), args: t.args.map((a) => this.term(a, locals)) };
       case 'arraycomp':
       case 'setcomp': {
         const inner = new Set(locals);
@@ -223,12 +223,15 @@ export class Resolver {
     return t;
   }
 
-  private callName(name: string, locals: Set<string>): string {
+  private callName(name: string, locals: Set<string>, loc: Location): string {
     const [first, ...rest] = name.split('.');
     if (locals.has(first!)) return name;
     const alias = this.aliases.get(first!);
     if (alias) return [refToName(alias), ...rest].join('.');
     if (this.ruleNames.has(first!)) return ['data', ...this.pkg, name].join('.');
+    if (this.arityOf(name) === undefined && !name.startsWith('data.')) {
+      throw new RegoError('rego_type_error', `undefined function ${name}`, loc);
+    }
     return name;
   }
 

@@ -275,13 +275,8 @@ export class Evaluator {
   private walk(v: Value, path: Term[], i: number, env: Env, k: ValueCont): boolean {
     if (i === path.length) return k(v);
     const p = path[i]!;
-    if (p.type === 'var' && !env.has(p.name)) {
-      return this.iterate(v, (key, value) => {
-        env.set(p.name, key);
-        const stop = this.walk(value, path, i + 1, env, k);
-        env.delete(p.name);
-        return stop;
-      });
+    if (hasUnbound(p, env)) {
+      return this.iterate(v, (key, value) => this.unifyValue(p, key, env, () => this.walk(value, path, i + 1, env, k)));
     }
     return this.term(p, env, (key) => {
       const child = lookup(v, key);
@@ -314,15 +309,10 @@ export class Evaluator {
       }
       return this.node(node.children.get(key), [...at, key], path, i + 1, env, k);
     };
-    if (p.type === 'var' && !env.has(p.name)) {
+    if (hasUnbound(p, env)) {
       const keys = new Set<string>(node.children.keys());
       if (base instanceof RegoObject) for (const key of base.keys()) if (typeof key === 'string') keys.add(key);
-      for (const key of keys) {
-        env.set(p.name, key);
-        const stop = step(key);
-        env.delete(p.name);
-        if (stop) return true;
-      }
+      for (const key of keys) if (this.unifyValue(p, key, env, () => step(key))) return true;
       return false;
     }
     return this.term(p, env, step);

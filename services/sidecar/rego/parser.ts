@@ -466,7 +466,7 @@ class Parser {
         this.next();
         return { type: 'array', items: [], loc: open.loc };
       }
-      const first = this.expr1();
+      const first = this.exprNoOr();
       if (this.accept('|')) {
         const body = this.flat(() => this.bodyUntil(']'));
         this.expect(']');

@@ -30,10 +30,10 @@ export function orderBody(
   arityOf: ArityOf,
   lenient = false,
 ): Body {
-  const deep = body.map((e) => deepVars(e));
+  const shallow = body.map((e) => shallowVars(e));
   const shapes: Shape[] = body.map((expr, i) => {
     const others = new Set<string>([...headVars, ...bound]);
-    deep.forEach((d, j) => {
+    shallow.forEach((d, j) => {
       if (j !== i) for (const v of d) others.add(v);
     });
     return shape(expr, others, arityOf);
@@ -212,6 +212,64 @@ function patternGives(t: Term, into: Set<string>): void {
 
 function collectAll(t: Term, into: Set<string>): void {
   for (const v of termDeepVars(t)) into.add(v);
+}
+
+/** Variables of an expression outside its closures (comprehensions, `every`, negation). */
+function shallowVars(e: Expr): Set<string> {
+  if (e.negated) return new Set();
+  const out = new Set<string>();
+  const add = (t: Term | undefined) => {
+    if (t) collectShallow(t, out);
+  };
+  for (const w of e.with) add(w.value);
+  switch (e.type) {
+    case 'term':
+      add(e.term);
+      break;
+    case 'unify':
+    case 'assign':
+      add(e.left);
+      add(e.right);
+      break;
+    case 'somein':
+      add(e.key);
+      add(e.value);
+      add(e.collection);
+      break;
+    case 'every':
+      add(e.domain);
+      break;
+    default:
+      break;
+  }
+  return out;
+}
+
+function collectShallow(t: Term, into: Set<string>): void {
+  switch (t.type) {
+    case 'var':
+      if (!ROOTS.has(t.name)) into.add(t.name);
+      return;
+    case 'ref':
+      collectShallow(t.head, into);
+      for (const p of t.path) collectShallow(p, into);
+      return;
+    case 'array':
+    case 'set':
+      for (const i of t.items) collectShallow(i, into);
+      return;
+    case 'object':
+      for (const [k, v] of t.entries) {
+        collectShallow(k, into);
+        collectShallow(v, into);
+      }
+      return;
+    case 'call':
+      for (const a of t.args) collectShallow(a, into);
+      return;
+    default:
+      return;
+  }
 }
 
 /** Every variable in an expression, nested bodies included. */

@@ -3,6 +3,7 @@ import { aggregates } from './aggregates.ts';
 import { arrays } from './arrays.ts';
 import { bits } from './bits.ts';
 import { comparison } from './comparison.ts';
+import { crypto } from './crypto.ts';
 import { encoding } from './encoding.ts';
 import { numbers } from './numbers.ts';
 import { objects } from './objects.ts';
@@ -10,6 +11,7 @@ import { regex } from './regex.ts';
 import { sets } from './sets.ts';
 import { strings } from './strings.ts';
 import { typeChecks } from './typechecks.ts';
+import { units } from './units.ts';
 import type { Builtin, BuiltinTable } from './types.ts';
 
 export const BUILTINS: BuiltinTable = {
@@ -24,6 +26,8 @@ export const BUILTINS: BuiltinTable = {
   ...typeChecks,
   ...encoding,
   ...bits,
+  ...crypto,
+  ...units,
 };
 
 export function builtinArity(name: string): number | undefined {

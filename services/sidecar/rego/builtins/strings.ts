@@ -137,6 +137,16 @@ export const strings: BuiltinTable = {
       return i < 0 ? -1 : [...s.slice(0, i)].length;
     },
   },
+  indexof_n: {
+    arity: 2,
+    fn: (args, name) => {
+      const s = str(name, args, 0);
+      const sub = str(name, args, 1);
+      const out: number[] = [];
+      for (let i = s.indexOf(sub); i >= 0 && sub !== ''; i = s.indexOf(sub, i + 1)) out.push([...s.slice(0, i)].length);
+      return out;
+    },
+  },
   sprintf: {
     arity: 2,
     fn: (args, name) => {
