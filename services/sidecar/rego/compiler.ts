@@ -32,7 +32,8 @@ export function compileModules(modules: Module[], builtinArity: ArityOf): Compil
   const functions = new Map<string, number>();
   for (const mod of modules) {
     for (const rule of mod.rules) {
-      if (rule.head.args) functions.set(['data', ...mod.package, ...rule.head.path].join('.'), rule.head.args.length);
+      if (rule.head.args)
+        functions.set(['data', ...mod.package, ...rule.head.path].join('.'), rule.head.args.length);
     }
   }
   const arityOf: ArityOf = (name) => functions.get(name) ?? builtinArity(name);
@@ -76,7 +77,8 @@ function addRule(root: RuleNode, pkg: string[], rule: Rule): void {
     throw new RegoError('rego_type_error', `conflicting rules data.${path.join('.')} found`, rule.loc);
   }
   if (rule.isDefault) {
-    if (set.defaultRule) throw new RegoError('rego_type_error', `multiple default rules data.${path.join('.')} found`, rule.loc);
+    if (set.defaultRule)
+      throw new RegoError('rego_type_error', `multiple default rules data.${path.join('.')} found`, rule.loc);
     set.defaultRule = rule;
     if (rule.head.args) set.kind = 'function';
   } else {
@@ -105,7 +107,13 @@ export class Resolver {
     };
     const headVars = new Set<string>();
     for (const t of [head.key, head.value, ...(head.args ?? [])]) if (t) collectVars(t, headVars);
-    const ordered = orderBody(body, new Set(head.args ? argVars(head.args) : []), headVars, rule.loc, this.arityOf);
+    const ordered = orderBody(
+      body,
+      new Set(head.args ? argVars(head.args) : []),
+      headVars,
+      rule.loc,
+      this.arityOf,
+    );
     let elseBranch = rule.else;
     const resolveElse = (e: NonNullable<Rule['else']>): NonNullable<Rule['else']> => {
       const l = new Set(locals);
@@ -136,7 +144,10 @@ export class Resolver {
   }
 
   private expr(e: Expr, locals: Set<string>): Expr {
-    const withs = e.with.map((w) => ({ target: this.withTarget(w.target), value: this.term(w.value, locals) }));
+    const withs = e.with.map((w) => ({
+      target: this.withTarget(w.target),
+      value: this.term(w.value, locals),
+    }));
     const t = (x: Term) => this.term(x, locals);
     switch (e.type) {
       case 'term':
@@ -182,7 +193,9 @@ export class Resolver {
       case 'ref': {
         const head = this.term(t.head, locals);
         const path = t.path.map((p) => this.term(p, locals));
-        return head.type === 'ref' ? { ...t, head: head.head, path: [...head.path, ...path] } : { ...t, head, path };
+        return head.type === 'ref'
+          ? { ...t, head: head.head, path: [...head.path, ...path] }
+          : { ...t, head, path };
       }
       case 'array':
         return { ...t, items: t.items.map((i) => this.term(i, locals)) };
@@ -191,12 +204,20 @@ export class Resolver {
       case 'object':
         return { ...t, entries: t.entries.map(([k, v]) => [this.term(k, locals), this.term(v, locals)]) };
       case 'call':
-        return { ...t, name: this.callName(t.name, locals, t.loc), args: t.args.map((a) => this.term(a, locals)) };
+        return {
+          ...t,
+          name: this.callName(t.name, locals, t.loc),
+          args: t.args.map((a) => this.term(a, locals)),
+        };
       case 'arraycomp':
       case 'setcomp': {
         const inner = new Set(locals);
         const body = this.body(t.body, inner);
-        return { ...t, term: this.term(t.term, bodyLocals(t.body, inner)), body: this.orderNested(body, t.loc) };
+        return {
+          ...t,
+          term: this.term(t.term, bodyLocals(t.body, inner)),
+          body: this.orderNested(body, t.loc),
+        };
       }
       case 'objectcomp': {
         const inner = bodyLocals(t.body, new Set(locals));

@@ -21,7 +21,11 @@ export class RegoError extends Error {
     message: string,
     readonly location?: Location,
   ) {
-    super(location ? `${location.file}:${location.row}:${location.col}: ${code}: ${message}` : `${code}: ${message}`);
+    super(
+      location
+        ? `${location.file}:${location.row}:${location.col}: ${code}: ${message}`
+        : `${code}: ${message}`,
+    );
     this.name = 'RegoError';
     this.detail = message;
   }

@@ -95,7 +95,9 @@ export class Evaluator {
           const ok = !this.iterate(domain, (key, value) => {
             const scope = new Map(env);
             const matched = this.unifyValue(e.value, value, scope, () =>
-              e.key ? this.unifyValue(e.key, key, scope, () => this.body(e.body, 0, scope, () => true)) : this.body(e.body, 0, scope, () => true),
+              e.key
+                ? this.unifyValue(e.key, key, scope, () => this.body(e.body, 0, scope, () => true))
+                : this.body(e.body, 0, scope, () => true),
             );
             return !matched;
           });
@@ -140,7 +142,12 @@ export class Evaluator {
       const w = e.with[i]!;
       const target = w.target;
       const path = refPath(target);
-      if (!path) throw new RegoError('rego_compile_error', 'with keyword target must reference existing input, data, or a function', e.loc);
+      if (!path)
+        throw new RegoError(
+          'rego_compile_error',
+          'with keyword target must reference existing input, data, or a function',
+          e.loc,
+        );
       const fnName = path.join('.');
       if ((path[0] !== 'input' && path[0] !== 'data') || this.isFunction(fnName)) {
         const replacement = this.replacementFor(w.value);
@@ -218,7 +225,7 @@ export class Evaluator {
         return this.terms(t.items, env, (items) => k(new RegoSet(items)));
       case 'object':
         return this.terms(
-          t.entries.flatMap(([a, b]) => [a, b]),
+          t.entries.flat(),
           env,
           (flat) => {
             const o = new RegoObject();
@@ -230,12 +237,22 @@ export class Evaluator {
         return this.call(t.name, t.args, env, k);
       case 'arraycomp': {
         const out: Value[] = [];
-        this.body(t.body, 0, env, () => this.term(t.term, env, (v) => (out.push(v), false)));
+        this.body(t.body, 0, env, () =>
+          this.term(t.term, env, (v) => {
+            out.push(v);
+            return false;
+          }),
+        );
         return k(out);
       }
       case 'setcomp': {
         const out = new RegoSet();
-        this.body(t.body, 0, env, () => this.term(t.term, env, (v) => (out.add(v), false)));
+        this.body(t.body, 0, env, () =>
+          this.term(t.term, env, (v) => {
+            out.add(v);
+            return false;
+          }),
+        );
         return k(out);
       }
       case 'objectcomp': {
@@ -276,7 +293,9 @@ export class Evaluator {
     if (i === path.length) return k(v);
     const p = path[i]!;
     if (hasUnbound(p, env)) {
-      return this.iterate(v, (key, value) => this.unifyValue(p, key, env, () => this.walk(value, path, i + 1, env, k)));
+      return this.iterate(v, (key, value) =>
+        this.unifyValue(p, key, env, () => this.walk(value, path, i + 1, env, k)),
+      );
     }
     return this.term(p, env, (key) => {
       const child = lookup(v, key);
@@ -285,7 +304,14 @@ export class Evaluator {
   }
 
   /** Looks `path[i…]` up in the data document at a rule-tree node, base data and rules together. */
-  private node(node: RuleNode | undefined, at: string[], path: Term[], i: number, env: Env, k: ValueCont): boolean {
+  private node(
+    node: RuleNode | undefined,
+    at: string[],
+    path: Term[],
+    i: number,
+    env: Env,
+    k: ValueCont,
+  ): boolean {
     const override = this.ctx.overrides.get(at.join('\u0000'));
     if (override !== undefined && at.length > 0) return this.walk(override, path, i, env, k);
     if (node?.ruleSet) {
@@ -311,7 +337,8 @@ export class Evaluator {
     };
     if (hasUnbound(p, env)) {
       const keys = new Set<string>(node.children.keys());
-      if (base instanceof RegoObject) for (const key of base.keys()) if (typeof key === 'string') keys.add(key);
+      if (base instanceof RegoObject)
+        for (const key of base.keys()) if (typeof key === 'string') keys.add(key);
       for (const key of keys) if (this.unifyValue(p, key, env, () => step(key))) return true;
       return false;
     }
@@ -326,7 +353,8 @@ export class Evaluator {
       const override = this.ctx.overrides.get(childAt.join('\u0000'));
       let value: Value | undefined;
       if (override !== undefined) value = override;
-      else if (child.ruleSet) value = child.ruleSet.kind === 'function' ? undefined : this.ruleSetValue(child.ruleSet);
+      else if (child.ruleSet)
+        value = child.ruleSet.kind === 'function' ? undefined : this.ruleSetValue(child.ruleSet);
       else value = this.nodeValue(child, childAt);
       if (value !== undefined) out.set(name, value);
     }
@@ -370,7 +398,12 @@ export class Evaluator {
         const out = new RegoSet();
         for (const rule of rs.rules) {
           const env: Env = new Map();
-          this.body(rule.body, 0, env, () => this.term(rule.head.key!, env, (v) => (out.add(v), false)));
+          this.body(rule.body, 0, env, () =>
+            this.term(rule.head.key!, env, (v) => {
+              out.add(v);
+              return false;
+            }),
+          );
         }
         return out;
       }
@@ -382,7 +415,8 @@ export class Evaluator {
             this.term(rule.head.key!, env, (key) =>
               this.headValue(rule.head.value, env, (value) => {
                 const prev = out.get(key);
-                if (prev !== undefined && !equal(prev, value)) throw conflict('object keys must be unique', rule);
+                if (prev !== undefined && !equal(prev, value))
+                  throw conflict('object keys must be unique', rule);
                 out.set(key, value);
                 return false;
               }),
@@ -396,14 +430,18 @@ export class Evaluator {
         for (const rule of rs.rules) {
           this.ruleChain(rule, new Map(), (v) => {
             values.set(keyOf(v), v);
-            if (values.size > 1) throw conflict(`rule ${rs.path.join('.')} produced conflicting values`, rule);
+            if (values.size > 1)
+              throw conflict(`rule ${rs.path.join('.')} produced conflicting values`, rule);
             return false;
           });
         }
         if (values.size === 1) return [...values.values()][0];
         if (rs.defaultRule) {
           let value: Value | undefined;
-          this.term(rs.defaultRule.head.value!, new Map(), (v) => ((value = v), true));
+          this.term(rs.defaultRule.head.value!, new Map(), (v) => {
+            value = v;
+            return true;
+          });
           return value;
         }
         return undefined;
@@ -449,7 +487,7 @@ export class Evaluator {
   private callValues(name: string, values: Value[], k: ValueCont): boolean {
     if (name.startsWith('data.')) {
       const rs = this.ruleSetAt(name.split('.'));
-      if (!rs || rs.kind !== 'function') return false;
+      if (rs?.kind !== 'function') return false;
       return this.callFunction(rs, values, k);
     }
     const builtin = BUILTINS[name] as Builtin | undefined;
@@ -474,7 +512,8 @@ export class Evaluator {
       bindArgs(0, () =>
         this.ruleChain(rule, env, (v) => {
           outputs.set(keyOf(v), v);
-          if (outputs.size > 1) throw conflict('functions must not produce multiple outputs for same inputs', rule);
+          if (outputs.size > 1)
+            throw conflict('functions must not produce multiple outputs for same inputs', rule);
           return false;
         }),
       );
@@ -489,11 +528,14 @@ export class Evaluator {
   // ---- unification
 
   private unify(a: Term, b: Term, env: Env, k: Cont): boolean {
-    if (a.type === 'var' && !isRoot(a) && !env.has(a.name)) return this.term(b, env, (v) => this.unifyValue(a, v, env, k));
-    if (b.type === 'var' && !isRoot(b) && !env.has(b.name)) return this.term(a, env, (v) => this.unifyValue(b, v, env, k));
+    if (a.type === 'var' && !isRoot(a) && !env.has(a.name))
+      return this.term(b, env, (v) => this.unifyValue(a, v, env, k));
+    if (b.type === 'var' && !isRoot(b) && !env.has(b.name))
+      return this.term(a, env, (v) => this.unifyValue(b, v, env, k));
     if (a.type === 'array' && b.type === 'array') {
       if (a.items.length !== b.items.length) return false;
-      const step = (i: number): boolean => (i === a.items.length ? k() : this.unify(a.items[i]!, b.items[i]!, env, () => step(i + 1)));
+      const step = (i: number): boolean =>
+        i === a.items.length ? k() : this.unify(a.items[i]!, b.items[i]!, env, () => step(i + 1));
       return step(0);
     }
     if (hasUnbound(a, env)) return this.term(b, env, (v) => this.unifyValue(a, v, env, k));
@@ -512,7 +554,8 @@ export class Evaluator {
     }
     if (t.type === 'array' && hasUnbound(t, env)) {
       if (!Array.isArray(v) || v.length !== t.items.length) return false;
-      const step = (i: number): boolean => (i === v.length ? k() : this.unifyValue(t.items[i]!, v[i]!, env, () => step(i + 1)));
+      const step = (i: number): boolean =>
+        i === v.length ? k() : this.unifyValue(t.items[i]!, v[i]!, env, () => step(i + 1));
       return step(0);
     }
     if (t.type === 'object' && hasUnbound(t, env)) {

@@ -49,7 +49,9 @@ export class Policy {
 
 export function compile(modules: Record<string, string>, options: CompileOptions = {}): Policy {
   const version: RegoVersion | undefined = options.v0Compatible ? 'v0' : undefined;
-  const parsed: Module[] = Object.entries(modules).map(([file, source]) => parseModule(source, file, version));
+  const parsed: Module[] = Object.entries(modules).map(([file, source]) =>
+    parseModule(source, file, version),
+  );
   return new Policy(compileModules(parsed, builtinArity));
 }
 

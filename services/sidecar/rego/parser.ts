@@ -10,10 +10,26 @@ import type { Value } from './values.ts';
 export type RegoVersion = 'v0' | 'v1';
 
 const KEYWORDS = new Set([
-  'not', 'with', 'as', 'some', 'every', 'in', 'if', 'contains', 'else', 'default', 'import', 'package',
+  'not',
+  'with',
+  'as',
+  'some',
+  'every',
+  'in',
+  'if',
+  'contains',
+  'else',
+  'default',
+  'import',
+  'package',
 ]);
 const RELATIONS: Record<string, string> = {
-  '==': 'equal', '!=': 'neq', '<': 'lt', '<=': 'lte', '>': 'gt', '>=': 'gte',
+  '==': 'equal',
+  '!=': 'neq',
+  '<': 'lt',
+  '<=': 'lte',
+  '>': 'gt',
+  '>=': 'gte',
 };
 const ARITH: Record<string, string> = { '+': 'plus', '-': 'minus' };
 const FACTOR: Record<string, string> = { '*': 'mul', '/': 'div', '%': 'rem' };
@@ -207,7 +223,8 @@ class Parser {
     }
     const bodies = this.ruleBodies();
     if (!bodies) {
-      if (value === undefined && kind !== 'set') this.fail(this.peek(), `unexpected ${describe(this.peek())} token`);
+      if (value === undefined && kind !== 'set')
+        this.fail(this.peek(), `unexpected ${describe(this.peek())} token`);
       return [rule];
     }
     const rules = bodies.map((body) => ({ ...rule, body }));

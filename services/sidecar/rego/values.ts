@@ -163,7 +163,8 @@ export function toJSON(v: Value): unknown {
   if (v instanceof RegoSet) return v.sorted().map(toJSON);
   if (v instanceof RegoObject) {
     const out: Record<string, unknown> = {};
-    for (const [k, val] of v.sortedPairs()) out[typeof k === 'string' ? k : JSON.stringify(toJSON(k))] = toJSON(val);
+    for (const [k, val] of v.sortedPairs())
+      out[typeof k === 'string' ? k : JSON.stringify(toJSON(k))] = toJSON(val);
     return out;
   }
   return v;

@@ -1,11 +1,13 @@
 /** Aggregates over arrays, sets (and objects for `count`). */
-import { compare, RegoObject, RegoSet, type Value } from '../values.ts';
+
 import { typeError } from '../errors.ts';
+import { compare, RegoObject, RegoSet, type Value } from '../values.ts';
 import { type BuiltinTable, collection, mustBe } from './types.ts';
 
 function numbersOf(name: string, args: Value[]): number[] {
   return collection(name, args, 0).map((v) => {
-    if (typeof v !== 'number') throw typeError(`${name}: operand 1 must be one of {set, array} containing numbers`);
+    if (typeof v !== 'number')
+      throw typeError(`${name}: operand 1 must be one of {set, array} containing numbers`);
     return v;
   });
 }
@@ -57,7 +59,8 @@ export const aggregates: BuiltinTable = {
   'internal.member_3': {
     arity: 3,
     fn: ([k, x, coll]) => {
-      if (Array.isArray(coll)) return typeof k === 'number' && coll[k] !== undefined && compare(coll[k]!, x!) === 0;
+      if (Array.isArray(coll))
+        return typeof k === 'number' && coll[k] !== undefined && compare(coll[k]!, x!) === 0;
       if (coll instanceof RegoObject) {
         const v = coll.get(k!);
         return v !== undefined && compare(v, x!) === 0;

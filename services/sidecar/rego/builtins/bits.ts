@@ -16,7 +16,8 @@ function shift(f: (a: bigint, b: bigint) => bigint) {
     fn: (args: Value[], name: string) => {
       const a = int(name, args, 0);
       const b = int(name, args, 1);
-      if (b < 0) throw typeError(`${name}: operand 2 must be an unsigned integer number but got a negative integer`);
+      if (b < 0)
+        throw typeError(`${name}: operand 2 must be an unsigned integer number but got a negative integer`);
       return Number(f(BigInt(a), BigInt(b)));
     },
   };

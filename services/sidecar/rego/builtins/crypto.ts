@@ -4,12 +4,17 @@ import { type BuiltinTable, str } from './types.ts';
 
 const hash = (algorithm: string) => ({
   arity: 1,
-  fn: (args: Parameters<BuiltinTable[string]['fn']>[0], name: string) => createHash(algorithm).update(str(name, args, 0)).digest('hex'),
+  fn: (args: Parameters<BuiltinTable[string]['fn']>[0], name: string) =>
+    createHash(algorithm)
+      .update(str(name, args, 0))
+      .digest('hex'),
 });
 const hmac = (algorithm: string) => ({
   arity: 2,
   fn: (args: Parameters<BuiltinTable[string]['fn']>[0], name: string) =>
-    createHmac(algorithm, str(name, args, 1)).update(str(name, args, 0)).digest('hex'),
+    createHmac(algorithm, str(name, args, 1))
+      .update(str(name, args, 0))
+      .digest('hex'),
 });
 
 export const crypto: BuiltinTable = {

@@ -11,8 +11,8 @@ import { regex } from './regex.ts';
 import { sets } from './sets.ts';
 import { strings } from './strings.ts';
 import { typeChecks } from './typechecks.ts';
-import { units } from './units.ts';
 import type { Builtin, BuiltinTable } from './types.ts';
+import { units } from './units.ts';
 
 export const BUILTINS: BuiltinTable = {
   ...comparison,

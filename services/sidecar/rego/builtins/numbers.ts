@@ -31,7 +31,8 @@ export const numbers: BuiltinTable = {
     fn: (args, name) => {
       const a = num(name, args, 0);
       const b = num(name, args, 1);
-      if (!Number.isInteger(a) || !Number.isInteger(b)) throw builtinError('rem: modulo on floating-point number');
+      if (!Number.isInteger(a) || !Number.isInteger(b))
+        throw builtinError('rem: modulo on floating-point number');
       if (b === 0) throw builtinError('rem: modulo by zero');
       return a % b;
     },
@@ -39,7 +40,8 @@ export const numbers: BuiltinTable = {
   minus: {
     arity: 2,
     fn: ([a, b], name) => {
-      if (a instanceof RegoSet && b instanceof RegoSet) return new RegoSet(a.values().filter((v) => !b.has(v)));
+      if (a instanceof RegoSet && b instanceof RegoSet)
+        return new RegoSet(a.values().filter((v) => !b.has(v)));
       if (typeof a === 'number' && typeof b === 'number') return a - b;
       if (typeof a === 'number' || a instanceof RegoSet) {
         mustBe(name, 1, b!, typeName(a));
@@ -71,7 +73,8 @@ function roundHalfAway(n: number): number {
 
 function intOperand(name: string, args: Value[], i: number): number {
   const n = num(name, args, i);
-  if (!Number.isInteger(n)) throw typeError(`${name}: operand ${i + 1} must be integer number but got floating-point number`);
+  if (!Number.isInteger(n))
+    throw typeError(`${name}: operand ${i + 1} must be integer number but got floating-point number`);
   return n;
 }
 

@@ -28,7 +28,13 @@ export const objects: BuiltinTable = {
       let cur: Value = o;
       for (const k of key) {
         const next: Value | undefined =
-          cur instanceof RegoObject ? cur.get(k) : Array.isArray(cur) && typeof k === 'number' ? cur[k] : cur instanceof RegoSet && cur.has(k) ? k : undefined;
+          cur instanceof RegoObject
+            ? cur.get(k)
+            : Array.isArray(cur) && typeof k === 'number'
+              ? cur[k]
+              : cur instanceof RegoSet && cur.has(k)
+                ? k
+                : undefined;
         if (next === undefined) return args[2]!;
         cur = next;
       }

@@ -32,7 +32,10 @@ export const regex: BuiltinTable = {
   'regex.replace': {
     arity: 3,
     fn: (args, name) =>
-      str(name, args, 0).replace(compile(str(name, args, 1), 'g'), str(name, args, 2).replace(/\$\{?(\d+)\}?/g, '$$$1')),
+      str(name, args, 0).replace(
+        compile(str(name, args, 1), 'g'),
+        str(name, args, 2).replace(/\$\{?(\d+)\}?/g, '$$$1'),
+      ),
   },
   'regex.find_n': {
     arity: 3,
@@ -46,7 +49,9 @@ export const regex: BuiltinTable = {
     arity: 3,
     fn: (args, name) => {
       const n = int(name, args, 2);
-      const all = [...str(name, args, 1).matchAll(compile(str(name, args, 0), 'g'))].map((m) => [...m].map((g) => g ?? ''));
+      const all = [...str(name, args, 1).matchAll(compile(str(name, args, 0), 'g'))].map((m) =>
+        [...m].map((g) => g ?? ''),
+      );
       return n < 0 ? all : all.slice(0, n);
     },
   },

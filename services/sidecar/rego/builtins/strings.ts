@@ -20,48 +20,54 @@ function show(v: Value): string {
 
 function sprintf(format: string, values: Value[]): string {
   let i = 0;
-  return format.replace(/%([-+ 0#]*)(\d+)?(?:\.(\d+))?([%vsdfxXobeEgGtq])/g, (m, flags: string, width, prec, verb: string) => {
-    if (verb === '%') return '%';
-    const v = values[i++];
-    if (v === undefined) return `%!${verb}(MISSING)`;
-    let out: string;
-    switch (verb) {
-      case 'd':
-        out = typeof v === 'number' && Number.isInteger(v) ? String(v) : `%!d(${show(v)})`;
-        break;
-      case 'f':
-        out = typeof v === 'number' ? v.toFixed(prec === undefined ? 6 : Number(prec)) : `%!f(${show(v)})`;
-        break;
-      case 'x':
-      case 'X':
-        out = typeof v === 'number' ? v.toString(16) : Buffer.from(String(v)).toString('hex');
-        if (verb === 'X') out = out.toUpperCase();
-        break;
-      case 'o':
-        out = typeof v === 'number' ? v.toString(8) : show(v);
-        break;
-      case 'b':
-        out = typeof v === 'number' ? v.toString(2) : show(v);
-        break;
-      case 'e':
-        out = typeof v === 'number' ? v.toExponential(prec === undefined ? 6 : Number(prec)).replace(/e([+-])(\d)$/, 'e$10$2') : show(v);
-        break;
-      case 'q':
-        out = JSON.stringify(show(v));
-        break;
-      case 't':
-        out = typeof v === 'boolean' ? String(v) : show(v);
-        break;
-      default:
-        out = show(v);
-    }
-    if (width !== undefined && out.length < Number(width)) {
-      const pad = flags.includes('0') && !flags.includes('-') ? '0' : ' ';
-      out = flags.includes('-') ? out.padEnd(Number(width)) : out.padStart(Number(width), pad);
-    }
-    void m;
-    return out;
-  });
+  return format.replace(
+    /%([-+ 0#]*)(\d+)?(?:\.(\d+))?([%vsdfxXobeEgGtq])/g,
+    (m, flags: string, width, prec, verb: string) => {
+      if (verb === '%') return '%';
+      const v = values[i++];
+      if (v === undefined) return `%!${verb}(MISSING)`;
+      let out: string;
+      switch (verb) {
+        case 'd':
+          out = typeof v === 'number' && Number.isInteger(v) ? String(v) : `%!d(${show(v)})`;
+          break;
+        case 'f':
+          out = typeof v === 'number' ? v.toFixed(prec === undefined ? 6 : Number(prec)) : `%!f(${show(v)})`;
+          break;
+        case 'x':
+        case 'X':
+          out = typeof v === 'number' ? v.toString(16) : Buffer.from(String(v)).toString('hex');
+          if (verb === 'X') out = out.toUpperCase();
+          break;
+        case 'o':
+          out = typeof v === 'number' ? v.toString(8) : show(v);
+          break;
+        case 'b':
+          out = typeof v === 'number' ? v.toString(2) : show(v);
+          break;
+        case 'e':
+          out =
+            typeof v === 'number'
+              ? v.toExponential(prec === undefined ? 6 : Number(prec)).replace(/e([+-])(\d)$/, 'e$10$2')
+              : show(v);
+          break;
+        case 'q':
+          out = JSON.stringify(show(v));
+          break;
+        case 't':
+          out = typeof v === 'boolean' ? String(v) : show(v);
+          break;
+        default:
+          out = show(v);
+      }
+      if (width !== undefined && out.length < Number(width)) {
+        const pad = flags.includes('0') && !flags.includes('-') ? '0' : ' ';
+        out = flags.includes('-') ? out.padEnd(Number(width)) : out.padStart(Number(width), pad);
+      }
+      void m;
+      return out;
+    },
+  );
 }
 
 export const strings: BuiltinTable = {
@@ -83,15 +89,23 @@ export const strings: BuiltinTable = {
   lower: { arity: 1, fn: (args, name) => str(name, args, 0).toLowerCase() },
   upper: { arity: 1, fn: (args, name) => str(name, args, 0).toUpperCase() },
   split: { arity: 2, fn: (args, name) => str(name, args, 0).split(str(name, args, 1)) },
-  replace: { arity: 3, fn: (args, name) => str(name, args, 0).split(str(name, args, 1)).join(str(name, args, 2)) },
+  replace: {
+    arity: 3,
+    fn: (args, name) =>
+      str(name, args, 0)
+        .split(str(name, args, 1))
+        .join(str(name, args, 2)),
+  },
   'strings.replace_n': {
     arity: 2,
     fn: (args, name) => {
       const patterns = obj(name, args, 0);
       let s = str(name, args, 1);
       for (const [k, v] of patterns.sortedPairs()) {
-        if (typeof k !== 'string') throw builtinError(`${name}: operand 1 non-string key found in pattern object`);
-        if (typeof v !== 'string') throw builtinError(`${name}: operand 1 non-string value found in pattern object`);
+        if (typeof k !== 'string')
+          throw builtinError(`${name}: operand 1 non-string key found in pattern object`);
+        if (typeof v !== 'string')
+          throw builtinError(`${name}: operand 1 non-string value found in pattern object`);
         s = s.split(k).join(v);
       }
       return s;
@@ -143,7 +157,8 @@ export const strings: BuiltinTable = {
       const s = str(name, args, 0);
       const sub = str(name, args, 1);
       const out: number[] = [];
-      for (let i = s.indexOf(sub); i >= 0 && sub !== ''; i = s.indexOf(sub, i + 1)) out.push([...s.slice(0, i)].length);
+      for (let i = s.indexOf(sub); i >= 0 && sub !== ''; i = s.indexOf(sub, i + 1))
+        out.push([...s.slice(0, i)].length);
       return out;
     },
   },
@@ -159,7 +174,8 @@ export const strings: BuiltinTable = {
     fn: (args, name) => {
       const n = num(name, args, 0);
       const base = num(name, args, 1);
-      if (![2, 8, 10, 16].includes(base)) throw builtinError(`${name}: operand 2 must be one of {2, 8, 10, 16}`);
+      if (![2, 8, 10, 16].includes(base))
+        throw builtinError(`${name}: operand 2 must be one of {2, 8, 10, 16}`);
       return Math.trunc(n).toString(base);
     },
   },
@@ -171,9 +187,9 @@ export const strings: BuiltinTable = {
       if (typeof v === 'boolean') return v ? 1 : 0;
       if (typeof v === 'number') return v;
       const s = v as string;
-      if (!/^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/.test(s)) throw builtinError(`strconv.ParseFloat: parsing ${JSON.stringify(s)}: invalid syntax`);
+      if (!/^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/.test(s))
+        throw builtinError(`strconv.ParseFloat: parsing ${JSON.stringify(s)}: invalid syntax`);
       return Number(s);
     },
   },
 };
-

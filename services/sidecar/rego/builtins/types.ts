@@ -43,7 +43,8 @@ export function set(name: string, args: Value[], i: number): RegoSet {
 
 export function int(name: string, args: Value[], i: number): number {
   const n = num(name, args, i);
-  if (!Number.isInteger(n)) throw typeError(`${name}: operand ${i + 1} must be integer number but got floating-point number`);
+  if (!Number.isInteger(n))
+    throw typeError(`${name}: operand ${i + 1} must be integer number but got floating-point number`);
   return n;
 }
 

@@ -2,8 +2,28 @@
 import { builtinError } from '../errors.ts';
 import { type BuiltinTable, str } from './types.ts';
 
-const SI: Record<string, number> = { '': 1, k: 1e3, m: 1e-3, M: 1e6, g: 1e9, G: 1e9, t: 1e12, T: 1e12, p: 1e15, P: 1e15, e: 1e18, E: 1e18 };
-const BIN: Record<string, number> = { ki: 2 ** 10, mi: 2 ** 20, gi: 2 ** 30, ti: 2 ** 40, pi: 2 ** 50, ei: 2 ** 60 };
+const SI: Record<string, number> = {
+  '': 1,
+  k: 1e3,
+  m: 1e-3,
+  M: 1e6,
+  g: 1e9,
+  G: 1e9,
+  t: 1e12,
+  T: 1e12,
+  p: 1e15,
+  P: 1e15,
+  e: 1e18,
+  E: 1e18,
+};
+const BIN: Record<string, number> = {
+  ki: 2 ** 10,
+  mi: 2 ** 20,
+  gi: 2 ** 30,
+  ti: 2 ** 40,
+  pi: 2 ** 50,
+  ei: 2 ** 60,
+};
 
 function split(name: string, raw: string, noun: string): [number, string] {
   const s = raw.replace(/^"|"$/g, '');

@@ -60,7 +60,11 @@ function inputTerm(term: string): Value {
   return v;
 }
 
-function judge(c: ConformanceCase, result: Record<string, unknown>[] | null, error: CaseOutcome['error']): boolean {
+function judge(
+  c: ConformanceCase,
+  result: Record<string, unknown>[] | null,
+  error: CaseOutcome['error'],
+): boolean {
   if (c.want_error_code !== undefined || c.want_error !== undefined) {
     if (!error) return false;
     if (c.want_error_code !== undefined && error.code !== c.want_error_code) return false;

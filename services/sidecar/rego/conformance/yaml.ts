@@ -31,7 +31,9 @@ class Reader {
   private pos = 0;
   private readonly lines: (Line | undefined)[];
   constructor(raw: string[]) {
-    this.lines = raw.map((r) => (isContent(r) ? { indent: r.length - r.trimStart().length, text: r.trim() } : undefined));
+    this.lines = raw.map((r) =>
+      isContent(r) ? { indent: r.length - r.trimStart().length, text: r.trim() } : undefined,
+    );
     this.raw = raw;
   }
   private readonly raw: string[];
@@ -56,7 +58,11 @@ class Reader {
 
   private sequence(indent: number): Yaml[] {
     const out: Yaml[] = [];
-    for (let line = this.peek(); line && line.indent === indent && (line.text === '-' || line.text.startsWith('- ')); line = this.peek()) {
+    for (
+      let line = this.peek();
+      line && line.indent === indent && (line.text === '-' || line.text.startsWith('- '));
+      line = this.peek()
+    ) {
       const rest = line.text.slice(1).trimStart();
       if (rest === '') {
         this.pos++;
@@ -132,7 +138,8 @@ function scalar(text: string): Yaml {
 function doubleQuoted(t: string): string {
   const json = t.replace(/\\(x[0-9a-fA-F]{2}|U[0-9a-fA-F]{8}|.)/g, (m, e: string) => {
     if (e[0] === 'x') return `\\u00${e.slice(1)}`;
-    if (e[0] === 'U') return JSON.stringify(String.fromCodePoint(Number.parseInt(e.slice(1), 16))).slice(1, -1);
+    if (e[0] === 'U')
+      return JSON.stringify(String.fromCodePoint(Number.parseInt(e.slice(1), 16))).slice(1, -1);
     if (e === '0') return '\\u0000';
     return m;
   });
