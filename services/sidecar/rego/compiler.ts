@@ -38,6 +38,7 @@ export function compileModules(modules: Module[], builtinArity: ArityOf): Compil
   }
   const arityOf: ArityOf = (name) => functions.get(name) ?? builtinArity(name);
   for (const mod of modules) {
+    nodeAt(root, mod.package);
     const names = new Set(mod.rules.map((r) => r.head.path[0]!));
     const resolver = new Resolver(mod.package, names, importAliases(mod), arityOf);
     for (const rule of mod.rules) addRule(root, mod.package, resolver.rule(rule));
@@ -59,8 +60,7 @@ function importAliases(mod: Module): Map<string, Term> {
   return aliases;
 }
 
-function addRule(root: RuleNode, pkg: string[], rule: Rule): void {
-  const path = [...pkg, ...rule.head.path];
+function nodeAt(root: RuleNode, path: string[]): RuleNode {
   let node = root;
   for (const part of path) {
     let child = node.children.get(part);
@@ -70,6 +70,12 @@ function addRule(root: RuleNode, pkg: string[], rule: Rule): void {
     }
     node = child;
   }
+  return node;
+}
+
+function addRule(root: RuleNode, pkg: string[], rule: Rule): void {
+  const path = [...pkg, ...rule.head.path];
+  const node = nodeAt(root, path);
   const arity = rule.head.args?.length;
   if (!node.ruleSet) node.ruleSet = { path: ['data', ...path], kind: rule.kind, rules: [], arity };
   const set = node.ruleSet;

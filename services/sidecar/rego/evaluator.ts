@@ -92,6 +92,7 @@ export class Evaluator {
         );
       case 'every':
         return this.term(e.domain, env, (domain) => {
+          if (!isCollection(domain)) return false;
           const ok = !this.iterate(domain, (key, value) => {
             const scope = new Map(env);
             const matched = this.unifyValue(e.value, value, scope, () =>
@@ -320,7 +321,8 @@ export class Evaluator {
     }
     const base = baseAt(this.ctx.data, at);
     if (!node || node.children.size === 0) {
-      if (base === undefined) return false;
+      // A package without rules is an empty object.
+      if (base === undefined) return node ? this.walk(new RegoObject(), path, i, env, k) : false;
       return this.walk(this.withOverridesBelow(base, at), path, i, env, k);
     }
     if (i === path.length) {
@@ -572,6 +574,10 @@ export class Evaluator {
     }
     return this.term(t, env, (tv) => (equal(tv, v) ? k() : false));
   }
+}
+
+function isCollection(v: Value): boolean {
+  return Array.isArray(v) || v instanceof RegoObject || v instanceof RegoSet;
 }
 
 function isRoot(t: Extract<Term, { type: 'var' }>): boolean {

@@ -348,13 +348,33 @@ class Parser {
   }
 
   private infixExpr(): ExprKind {
-    const left = this.expr1();
+    const left = this.exprMember();
     if (this.is(':=') || this.is('=')) {
       const op = this.next().text;
-      const right = this.expr1();
+      const right = this.exprMember();
       return op === ':=' ? { type: 'assign', left, right } : { type: 'unify', left, right };
     }
     return { type: 'term', term: left };
+  }
+
+  /** Membership where a comma cannot separate list items: `k, v in xs` is `internal.member_3`. */
+  private exprMember(): Term {
+    const first = this.exprRelation();
+    if (!this.is(',')) return this.membership(first);
+    const tok = this.next();
+    const value = this.exprRelation();
+    this.expect('in');
+    const collection = this.exprRelation();
+    return this.membership({ type: 'call', name: 'internal.member_3', args: [first, value, collection], loc: tok.loc });
+  }
+
+  private membership(left: Term): Term {
+    while (this.is('in')) {
+      const tok = this.next();
+      const right = this.exprRelation();
+      left = { type: 'call', name: 'internal.member_2', args: [left, right], loc: tok.loc };
+    }
+    return left;
   }
 
   /** A term at `:=`-free level: used for head values and keys. */
@@ -364,13 +384,7 @@ class Parser {
 
   /** Membership: `x in xs`, `k, v in xs` (the latter only where a comma cannot mean anything else). */
   private expr1(): Term {
-    let left = this.exprRelation();
-    while (this.is('in')) {
-      const tok = this.next();
-      const right = this.exprRelation();
-      left = { type: 'call', name: 'internal.member_2', args: [left, right], loc: tok.loc };
-    }
-    return left;
+    return this.membership(this.exprRelation());
   }
 
   private binary(next: () => Term, ops: Record<string, string>): Term {
@@ -431,7 +445,7 @@ class Parser {
       }
     } else if (this.is('(')) {
       this.next();
-      term = this.nested(() => this.expr1());
+      term = this.nested(() => this.exprMember());
       this.expect(')');
     } else if (this.is('[')) {
       term = this.arrayTerm();
