@@ -31,13 +31,16 @@ export type Expr = ExprKind & { negated: boolean; with: With[]; loc: Location };
 
 export type Body = Expr[];
 
-export type RuleKind = 'complete' | 'set' | 'object' | 'function';
+/** `general`: a ref head with variables before its last part (`p[x].y := v`, `p[x][y] contains z`). */
+export type RuleKind = 'complete' | 'set' | 'object' | 'function' | 'general';
 
 export interface RuleHead {
   /** Ground path of the rule below its package (`p`, `p.q`), without the key of a partial rule. */
   path: string[];
   /** Partial set element (`contains x` or v0 `p[x]`) or object key (`p[k] := v`). */
   key?: Term;
+  /** Parts of a general ref head from the first variable on; the rule's object nests them. */
+  tail?: Term[];
   /** Value term; absent for a set rule, `true` for `p if {…}`. */
   value?: Term;
   args?: Term[];

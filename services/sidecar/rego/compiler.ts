@@ -110,9 +110,11 @@ export class Resolver {
       key: rule.head.key && this.term(rule.head.key, locals),
       value: rule.head.value && this.term(rule.head.value, locals),
       args: rule.head.args?.map((a) => this.term(a, locals)),
+      tail: rule.head.tail?.map((t) => this.term(t, locals)),
     };
     const headVars = new Set<string>();
-    for (const t of [head.key, head.value, ...(head.args ?? [])]) if (t) collectVars(t, headVars);
+    for (const t of [head.key, head.value, ...(head.args ?? []), ...(head.tail ?? [])])
+      if (t) collectVars(t, headVars);
     const ordered = orderBody(
       body,
       new Set(head.args ? argVars(head.args) : []),

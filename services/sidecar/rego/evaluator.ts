@@ -225,15 +225,11 @@ export class Evaluator {
       case 'set':
         return this.terms(t.items, env, (items) => k(new RegoSet(items)));
       case 'object':
-        return this.terms(
-          t.entries.flat(),
-          env,
-          (flat) => {
-            const o = new RegoObject();
-            for (let i = 0; i < flat.length; i += 2) o.set(flat[i]!, flat[i + 1]!);
-            return k(o);
-          },
-        );
+        return this.terms(t.entries.flat(), env, (flat) => {
+          const o = new RegoObject();
+          for (let i = 0; i < flat.length; i += 2) o.set(flat[i]!, flat[i + 1]!);
+          return k(o);
+        });
       case 'call':
         return this.call(t.name, t.args, env, k);
       case 'arraycomp': {
@@ -316,7 +312,7 @@ export class Evaluator {
     const override = this.ctx.overrides.get(at.join('\u0000'));
     if (override !== undefined && at.length > 0) return this.walk(override, path, i, env, k);
     if (node?.ruleSet) {
-      const value = this.ruleSetValue(node.ruleSet);
+      const value = node.children.size > 0 ? this.nodeValue(node, at) : this.ruleSetValue(node.ruleSet);
       return value === undefined ? false : this.walk(value, path, i, env, k);
     }
     const base = baseAt(this.ctx.data, at);
@@ -327,7 +323,7 @@ export class Evaluator {
     }
     if (i === path.length) {
       const value = this.nodeValue(node, at);
-      return k(value);
+      return value === undefined ? false : k(value);
     }
     const p = path[i]!;
     const step = (key: Value): boolean => {
@@ -347,18 +343,23 @@ export class Evaluator {
     return this.term(p, env, step);
   }
 
-  private nodeValue(node: RuleNode, at: string[]): Value {
+  /** The object at a node: base data, the node's own rules' object, and every child merged. */
+  private nodeValue(node: RuleNode, at: string[]): Value | undefined {
     const base = baseAt(this.ctx.data, at);
+    const rs = node.ruleSet;
+    const own = rs && rs.kind !== 'function' ? this.ruleSetValue(rs) : undefined;
+    if (own !== undefined && !(own instanceof RegoObject)) return node.children.size === 0 ? own : undefined;
     const out = base instanceof RegoObject ? new RegoObject(base.pairs()) : new RegoObject();
+    if (own) for (const [key, value] of own.pairs()) mergeInto(out, key, value, rs);
     for (const [name, child] of node.children) {
       const childAt = [...at, name];
       const override = this.ctx.overrides.get(childAt.join('\u0000'));
       let value: Value | undefined;
       if (override !== undefined) value = override;
-      else if (child.ruleSet)
+      else if (child.ruleSet && child.children.size === 0)
         value = child.ruleSet.kind === 'function' ? undefined : this.ruleSetValue(child.ruleSet);
       else value = this.nodeValue(child, childAt);
-      if (value !== undefined) out.set(name, value);
+      if (value !== undefined) mergeInto(out, name, value, child.ruleSet ?? rs);
     }
     return out;
   }
@@ -396,6 +397,8 @@ export class Evaluator {
 
   private evalRuleSet(rs: RuleSet): Value | undefined {
     switch (rs.kind) {
+      case 'general':
+        return this.evalGeneral(rs);
       case 'set': {
         const out = new RegoSet();
         for (const rule of rs.rules) {
@@ -449,6 +452,27 @@ export class Evaluator {
         return undefined;
       }
     }
+  }
+
+  /** A general ref-head rule set: an object nesting each solution's ref values down to its leaf. */
+  private evalGeneral(rs: RuleSet): Value {
+    const out = new RegoObject();
+    for (const rule of rs.rules) {
+      const env: Env = new Map();
+      const tail = rule.head.tail!;
+      this.body(rule.body, 0, env, () =>
+        this.terms(tail, env, (keys) => {
+          const leaf = rule.head.key
+            ? (k: ValueCont) => this.term(rule.head.key!, env, k)
+            : (k: ValueCont) => this.headValue(rule.head.value, env, k);
+          return leaf((value) => {
+            insertAt(out, keys, value, rule.head.key !== undefined, rule);
+            return false;
+          });
+        }),
+      );
+    }
+    return out;
   }
 
   private headValue(t: Term | undefined, env: Env, k: ValueCont): boolean {
@@ -574,6 +598,51 @@ export class Evaluator {
     }
     return this.term(t, env, (tv) => (equal(tv, v) ? k() : false));
   }
+}
+
+/** Sets `value` at `keys` below `root`; a set leaf collects values; different values conflict. */
+function insertAt(root: RegoObject, keys: Value[], value: Value, setLeaf: boolean, rule: Rule): void {
+  let obj = root;
+  for (const key of keys.slice(0, -1)) {
+    const existing = obj.get(key);
+    if (existing !== undefined && !(existing instanceof RegoObject))
+      throw conflict('object keys must be unique', rule);
+    const next = new RegoObject(existing?.pairs() ?? []);
+    obj.set(key, next);
+    obj = next;
+  }
+  const last = keys[keys.length - 1]!;
+  const existing = obj.get(last);
+  if (setLeaf) {
+    if (existing !== undefined && !(existing instanceof RegoSet))
+      throw conflict('object keys must be unique', rule);
+    const leaf = new RegoSet(existing?.values() ?? []);
+    leaf.add(value);
+    obj.set(last, leaf);
+  } else {
+    if (existing !== undefined && !equal(existing, value)) throw conflict('object keys must be unique', rule);
+    obj.set(last, value);
+  }
+}
+
+/** Merges a rule's value into a node's object: objects merge deeply, other values must agree. */
+function mergeInto(out: RegoObject, key: Value, value: Value, rs: RuleSet | undefined): void {
+  const existing = out.get(key);
+  if (existing === undefined || equal(existing, value)) {
+    out.set(key, value);
+    return;
+  }
+  if (existing instanceof RegoSet && value instanceof RegoSet) {
+    out.set(key, new RegoSet([...existing.values(), ...value.values()]));
+    return;
+  }
+  if (existing instanceof RegoObject && value instanceof RegoObject) {
+    const merged = new RegoObject(existing.pairs());
+    for (const [k, v] of value.pairs()) mergeInto(merged, k, v, rs);
+    out.set(key, merged);
+    return;
+  }
+  throw new RegoError('eval_conflict_error', 'object keys must be unique', rs?.rules[0]?.loc);
 }
 
 function isCollection(v: Value): boolean {

@@ -182,31 +182,69 @@ class Parser {
     const isDefault = this.accept('default');
     const nameTok = this.ident();
     if (KEYWORDS.has(nameTok.text)) this.fail(nameTok, `unexpected ${nameTok.text} keyword`);
-    const path = [nameTok.text];
-    let key: Term | undefined;
-    let args: Term[] | undefined;
+    const parts: Term[] = [{ type: 'scalar', value: nameTok.text, loc: nameTok.loc }];
+    let lastBracketed = false;
     for (;;) {
-      if (this.is('.') && !key) {
+      if (this.is('.')) {
         this.next();
-        path.push(this.ident().text);
-      } else if (this.is('[') && !key) {
+        const id = this.ident();
+        parts.push({ type: 'scalar', value: id.text, loc: id.loc });
+        lastBracketed = false;
+      } else if (this.is('[')) {
         this.next();
-        const k = this.nested(() => this.expr0());
+        parts.push(this.nested(() => this.expr0()));
         this.expect(']');
-        if (k.type === 'scalar' && typeof k.value === 'string' && !this.is('(')) path.push(k.value);
-        else key = k;
+        lastBracketed = true;
       } else break;
     }
+    let args: Term[] | undefined;
     if (this.is('(')) {
       this.next();
       args = this.nested(() => this.termList(')'));
       this.expect(')');
     }
-    let kind: RuleKind = args ? 'function' : key ? (this.version === 'v0' ? 'set' : 'object') : 'complete';
+    const isName = (t: Term) => t.type === 'scalar' && typeof t.value === 'string';
+    let ground = parts.findIndex((t) => !isName(t));
+    if (ground < 0) ground = parts.length;
+    // v0's `p["a"] { … }` is a partial set containing "a".
+    const v0SetKey =
+      this.version === 'v0' &&
+      lastBracketed &&
+      ground === parts.length &&
+      !args &&
+      !this.is(':=') &&
+      !this.is('=') &&
+      !this.is('contains');
+    if (v0SetKey) ground = parts.length - 1;
+    const path = parts.slice(0, ground).map((t) => String((t as { value: Value }).value));
+    const key: Term | undefined = ground === parts.length - 1 ? parts[ground] : undefined;
+    const tail = ground < parts.length - 1 ? parts.slice(ground) : undefined;
+    let kind: RuleKind = args
+      ? 'function'
+      : tail
+        ? 'general'
+        : key
+          ? this.version === 'v0'
+            ? 'set'
+            : 'object'
+          : 'complete';
     if (this.accept('contains')) {
-      if (key) this.fail(this.peek(), 'unexpected contains keyword');
-      key = this.expr0();
-      kind = 'set';
+      if (key) {
+        // `p[x] contains y`: a general rule whose leaf is a set.
+        const element = this.expr0();
+        return this.finishRule(
+          start,
+          isDefault,
+          { path, tail: [key], key: element, assign: false },
+          'general',
+        );
+      }
+      return this.finishRule(
+        start,
+        isDefault,
+        { path, tail, key: this.expr0(), assign: false },
+        tail ? 'general' : 'set',
+      );
     }
     let value: Term | undefined;
     let assign = false;
@@ -215,7 +253,11 @@ class Parser {
       value = this.expr0();
       if (kind === 'set') kind = 'object';
     }
-    const head: RuleHead = { path, key, value, args, assign };
+    return this.finishRule(start, isDefault, { path, key, tail, value, args, assign }, kind);
+  }
+
+  private finishRule(start: Token, isDefault: boolean, head: RuleHead, kind: RuleKind): Rule[] {
+    const value = head.value;
     const rule: Rule = { kind, head, body: [], isDefault, loc: start.loc };
     if (isDefault) {
       if (!value) this.fail(start, 'default rule must have a value');
@@ -223,7 +265,8 @@ class Parser {
     }
     const bodies = this.ruleBodies();
     if (!bodies) {
-      if (value === undefined && kind !== 'set')
+      const setLeaf = kind === 'set' || (kind === 'general' && head.key !== undefined);
+      if (value === undefined && !setLeaf)
         this.fail(this.peek(), `unexpected ${describe(this.peek())} token`);
       return [rule];
     }
@@ -365,7 +408,12 @@ class Parser {
     const value = this.exprRelation();
     this.expect('in');
     const collection = this.exprRelation();
-    return this.membership({ type: 'call', name: 'internal.member_3', args: [first, value, collection], loc: tok.loc });
+    return this.membership({
+      type: 'call',
+      name: 'internal.member_3',
+      args: [first, value, collection],
+      loc: tok.loc,
+    });
   }
 
   private membership(left: Term): Term {
