@@ -5,6 +5,8 @@ import { bits } from './bits.ts';
 import { comparison } from './comparison.ts';
 import { crypto } from './crypto.ts';
 import { encoding } from './encoding.ts';
+import { glob } from './glob.ts';
+import { net } from './net.ts';
 import { numbers } from './numbers.ts';
 import { objects } from './objects.ts';
 import { regex } from './regex.ts';
@@ -28,6 +30,8 @@ export const BUILTINS: BuiltinTable = {
   ...bits,
   ...crypto,
   ...units,
+  ...glob,
+  ...net,
 };
 
 export function builtinArity(name: string): number | undefined {
