@@ -208,6 +208,8 @@ export class Evaluator {
   // ---- terms
 
   term(t: Term, env: Env, k: ValueCont): boolean {
+    const constant = constantValue(t);
+    if (constant !== undefined) return k(constant);
     switch (t.type) {
       case 'scalar':
         return k(t.value);
@@ -270,6 +272,18 @@ export class Evaluator {
   }
 
   private terms(items: Term[], env: Env, k: (vs: Value[]) => boolean, i = 0, acc: Value[] = []): boolean {
+    // Constants are appended in a loop: literals with thousands of items must not deepen the stack.
+    let j = i;
+    for (; j < items.length; j++) {
+      const c = constantValue(items[j]!);
+      if (c === undefined) break;
+      acc.push(c);
+    }
+    if (j > i) {
+      const stop = this.terms(items, env, k, j, acc);
+      acc.length -= j - i;
+      return stop;
+    }
     if (i === items.length) return k([...acc]);
     return this.term(items[i]!, env, (v) => {
       acc.push(v);
@@ -518,14 +532,19 @@ export class Evaluator {
     }
     const builtin = BUILTINS[name] as Builtin | undefined;
     if (!builtin) throw new RegoError('rego_type_error', `undefined function ${name}`);
-    let result: Value | undefined;
+    let results: Value[];
     try {
-      result = builtin.fn(values, name);
+      if (builtin.all) results = builtin.all(values, name);
+      else {
+        const result = builtin.fn(values, name);
+        results = result === undefined ? [] : [result];
+      }
     } catch (err) {
       if (err instanceof BuiltinError && !this.strict) return false;
       throw err;
     }
-    return result === undefined ? false : k(result);
+    for (const r of results) if (k(r)) return true;
+    return false;
   }
 
   private callFunction(rs: RuleSet, values: Value[], k: ValueCont): boolean {
@@ -643,6 +662,37 @@ function mergeInto(out: RegoObject, key: Value, value: Value, rs: RuleSet | unde
     return;
   }
   throw new RegoError('eval_conflict_error', 'object keys must be unique', rs?.rules[0]?.loc);
+}
+
+const constants = new WeakMap<Term, Value | null>();
+
+/** The value of a literal without variables, refs or calls (computed once per term), else undefined. */
+function constantValue(t: Term): Value | undefined {
+  if (t.type === 'scalar') return t.value;
+  if (t.type !== 'array' && t.type !== 'set' && t.type !== 'object') return undefined;
+  const cached = constants.get(t);
+  if (cached !== undefined) return cached ?? undefined;
+  let value: Value | undefined;
+  if (t.type === 'object') {
+    const pairs: [Value, Value][] = [];
+    for (const [kt, vt] of t.entries) {
+      const key = constantValue(kt);
+      const val = key === undefined ? undefined : constantValue(vt);
+      if (key === undefined || val === undefined) break;
+      pairs.push([key, val]);
+    }
+    value = pairs.length === t.entries.length ? new RegoObject(pairs) : undefined;
+  } else {
+    const items: Value[] = [];
+    for (const item of t.items) {
+      const c = constantValue(item);
+      if (c === undefined) break;
+      items.push(c);
+    }
+    if (items.length === t.items.length) value = t.type === 'array' ? items : new RegoSet(items);
+  }
+  constants.set(t, value === undefined ? null : value);
+  return value;
 }
 
 function isCollection(v: Value): boolean {

@@ -6,10 +6,13 @@ import { comparison } from './comparison.ts';
 import { crypto } from './crypto.ts';
 import { encoding } from './encoding.ts';
 import { glob } from './glob.ts';
+import { graph } from './graph.ts';
+import { json } from './json.ts';
 import { net } from './net.ts';
 import { numbers } from './numbers.ts';
 import { objects } from './objects.ts';
 import { regex } from './regex.ts';
+import { semver } from './semver.ts';
 import { sets } from './sets.ts';
 import { strings } from './strings.ts';
 import { typeChecks } from './typechecks.ts';
@@ -32,6 +35,9 @@ export const BUILTINS: BuiltinTable = {
   ...units,
   ...glob,
   ...net,
+  ...json,
+  ...graph,
+  ...semver,
 };
 
 export function builtinArity(name: string): number | undefined {

@@ -6,6 +6,8 @@ export interface Builtin {
   arity: number;
   /** Returns the result, or undefined when the call is undefined. Throws BuiltinError on error. */
   fn: (args: Value[], name: string) => Value | undefined;
+  /** For relations such as `walk`: every result, each one a solution. */
+  all?: (args: Value[], name: string) => Value[];
 }
 
 export type BuiltinTable = Record<string, Builtin>;
