@@ -299,18 +299,24 @@ export class Evaluator {
     return this.term(head, env, (v) => this.walk(v, t.path, 0, env, k));
   }
 
-  /** Looks `path[i…]` up in a value, enumerating unbound variables. */
-  private walk(v: Value, path: Term[], i: number, env: Env, k: ValueCont): boolean {
+  /**
+   * Looks `path[i…]` up in a value, enumerating unbound variables. In base data (`inData`) a
+   * number key also finds the string key it spells, as OPA does for JSON documents.
+   */
+  private walk(v: Value, path: Term[], i: number, env: Env, k: ValueCont, inData = false): boolean {
     if (i === path.length) return k(v);
     const p = path[i]!;
     if (hasUnbound(p, env)) {
       return this.iterate(v, (key, value) =>
-        this.unifyValue(p, key, env, () => this.walk(value, path, i + 1, env, k)),
+        this.unifyValue(p, key, env, () => this.walk(value, path, i + 1, env, k, inData)),
       );
     }
     return this.term(p, env, (key) => {
-      const child = lookup(v, key);
-      return child === undefined ? false : this.walk(child, path, i + 1, env, k);
+      let child = lookup(v, key);
+      if (child === undefined && inData && typeof key === 'number' && v instanceof RegoObject) {
+        child = v.get(String(key));
+      }
+      return child === undefined ? false : this.walk(child, path, i + 1, env, k, inData);
     });
   }
 
@@ -333,14 +339,15 @@ export class Evaluator {
     if (!node || node.children.size === 0) {
       // A package without rules is an empty object.
       if (base === undefined) return node ? this.walk(new RegoObject(), path, i, env, k) : false;
-      return this.walk(this.withOverridesBelow(base, at), path, i, env, k);
+      return this.walk(this.withOverridesBelow(base, at), path, i, env, k, true);
     }
     if (i === path.length) {
       const value = this.nodeValue(node, at);
       return value === undefined ? false : k(value);
     }
     const p = path[i]!;
-    const step = (key: Value): boolean => {
+    const step = (raw: Value): boolean => {
+      const key = typeof raw === 'number' && Number.isInteger(raw) ? String(raw) : raw;
       if (typeof key !== 'string') {
         const b = base === undefined ? undefined : lookup(base, key);
         return b === undefined ? false : this.walk(b, path, i + 1, env, k);
@@ -375,7 +382,7 @@ export class Evaluator {
       else value = this.nodeValue(child, childAt);
       if (value !== undefined) mergeInto(out, name, value, child.ruleSet ?? rs);
     }
-    return out;
+    return this.withOverridesBelow(out, at);
   }
 
   private withOverridesBelow(base: Value, at: string[]): Value {
@@ -583,8 +590,42 @@ export class Evaluator {
         i === a.items.length ? k() : this.unify(a.items[i]!, b.items[i]!, env, () => step(i + 1));
       return step(0);
     }
+    if (a.type === 'object' && b.type === 'object' && hasUnbound(a, env) && hasUnbound(b, env)) {
+      return this.unifyObjects(a, b, env, k);
+    }
     if (hasUnbound(a, env)) return this.term(b, env, (v) => this.unifyValue(a, v, env, k));
     return this.term(a, env, (v) => this.unifyValue(b, v, env, k));
+  }
+
+  /** Two object literals with variables on both sides: same keys, values unified pairwise. */
+  private unifyObjects(
+    a: Extract<Term, { type: 'object' }>,
+    b: Extract<Term, { type: 'object' }>,
+    env: Env,
+    k: Cont,
+  ): boolean {
+    if (a.entries.length !== b.entries.length) return false;
+    const keyed = (t: typeof a): Map<string, Term> | undefined => {
+      const out = new Map<string, Term>();
+      for (const [kt, vt] of t.entries) {
+        const key = constantValue(kt);
+        if (key === undefined) return undefined;
+        out.set(keyOf(key), vt);
+      }
+      return out;
+    };
+    const left = keyed(a);
+    const right = keyed(b);
+    if (!left || !right) return this.term(b, env, (v) => this.unifyValue(a, v, env, k));
+    const pairs: [Term, Term][] = [];
+    for (const [key, lt] of left) {
+      const rt = right.get(key);
+      if (!rt) return false;
+      pairs.push([lt, rt]);
+    }
+    const step = (i: number): boolean =>
+      i === pairs.length ? k() : this.unify(pairs[i]![0], pairs[i]![1], env, () => step(i + 1));
+    return step(0);
   }
 
   /** Matches a term against a value, binding the term's unbound variables. */

@@ -31,10 +31,18 @@ export function orderBody(
   lenient = false,
 ): Body {
   const shallow = body.map((e) => shallowVars(e));
+  // A var declared by `:=` is visible only after its declaration: closures before it have their own.
+  const declaredAt = new Map<string, number>();
+  body.forEach((e, j) => {
+    if (e.type === 'assign')
+      for (const v of patternVarsOf(e.left)) if (!declaredAt.has(v)) declaredAt.set(v, j);
+  });
   const shapes: Shape[] = body.map((expr, i) => {
-    const others = new Set<string>([...headVars, ...bound]);
+    const others = new Set<string>(bound);
+    for (const v of headVars) if ((declaredAt.get(v) ?? -1) <= i) others.add(v);
     shallow.forEach((d, j) => {
-      if (j !== i) for (const v of d) others.add(v);
+      if (j === i) return;
+      for (const v of d) if ((declaredAt.get(v) ?? -1) <= i || bound.has(v)) others.add(v);
     });
     return shape(expr, others, arityOf);
   });
@@ -105,7 +113,15 @@ function shape(e: Expr, others: Set<string>, arityOf: ArityOf): Shape {
       needsTerm(e.left, others, b);
       patternGives(e.left, gives);
       patternGives(e.right, gives);
-      return { expr: e, needs: [alt(a), alt(b)], gives };
+      const needs = [alt(a), alt(b)];
+      if (isComposite(e.left) && isComposite(e.right)) {
+        // Two literals unify element-wise: only their non-variable parts need values.
+        const both = new Set<string>();
+        patternNeeds(e.left, others, both);
+        patternNeeds(e.right, others, both);
+        needs.push(alt(both));
+      }
+      return { expr: e, needs, gives };
     }
     case 'assign': {
       const needs = new Set<string>();
@@ -200,6 +216,16 @@ function patternNeeds(t: Term, others: Set<string>, into: Set<string>): void {
       patternNeeds(v, others, into);
     }
   else needsTerm(t, others, into);
+}
+
+function isComposite(t: Term): boolean {
+  return t.type === 'array' || t.type === 'object';
+}
+
+function patternVarsOf(t: Term): Set<string> {
+  const out = new Set<string>();
+  patternGives(t, out);
+  return out;
 }
 
 function patternGives(t: Term, into: Set<string>): void {

@@ -4,8 +4,9 @@ import { type BuiltinTable, collection, mustBe, obj } from './types.ts';
 
 function walkAll(v: Value, path: Value[], out: Value[]): void {
   out.push([path, v]);
-  if (Array.isArray(v)) v.forEach((c, i) => walkAll(c, [...path, i], out));
-  else if (v instanceof RegoObject) for (const [k, c] of v.sortedPairs()) walkAll(c, [...path, k], out);
+  if (Array.isArray(v)) {
+    for (const [i, c] of v.entries()) walkAll(c, [...path, i], out);
+  } else if (v instanceof RegoObject) for (const [k, c] of v.sortedPairs()) walkAll(c, [...path, k], out);
   else if (v instanceof RegoSet) for (const c of v.sorted()) walkAll(c, [...path, c], out);
 }
 

@@ -1,5 +1,5 @@
 /** String builtins, `sprintf`, `format_int` and `to_number`. */
-import { builtinError } from '../errors.ts';
+import { builtinError, typeError } from '../errors.ts';
 import { formatValue, type Value } from '../values.ts';
 import { type BuiltinTable, collection, int, mustBe, num, obj, str } from './types.ts';
 
@@ -103,9 +103,9 @@ export const strings: BuiltinTable = {
       let s = str(name, args, 1);
       for (const [k, v] of patterns.sortedPairs()) {
         if (typeof k !== 'string')
-          throw builtinError(`${name}: operand 1 non-string key found in pattern object`);
+          throw typeError(`${name}: operand 1 non-string key found in pattern object`);
         if (typeof v !== 'string')
-          throw builtinError(`${name}: operand 1 non-string value found in pattern object`);
+          throw typeError(`${name}: operand 1 non-string value found in pattern object`);
         s = s.split(k).join(v);
       }
       return s;
