@@ -192,16 +192,24 @@ class Parser {
         lastBracketed = false;
       } else if (this.is('[')) {
         this.next();
-        parts.push(this.nested(() => this.expr0()));
-        this.expect(']');
+        parts.push(
+          this.nested(() => {
+            const inner = this.expr0();
+            this.expect(']');
+            return inner;
+          }),
+        );
         lastBracketed = true;
       } else break;
     }
     let args: Term[] | undefined;
     if (this.is('(')) {
       this.next();
-      args = this.nested(() => this.termList(')'));
-      this.expect(')');
+      args = this.nested(() => {
+        const list = this.termList(')');
+        this.expect(')');
+        return list;
+      });
     }
     const isName = (t: Term) => t.type === 'scalar' && typeof t.value === 'string';
     let ground = parts.findIndex((t) => !isName(t));
@@ -493,8 +501,11 @@ class Parser {
       }
     } else if (this.is('(')) {
       this.next();
-      term = this.nested(() => this.exprMember());
-      this.expect(')');
+      term = this.nested(() => {
+        const inner = this.exprMember();
+        this.expect(')');
+        return inner;
+      });
     } else if (this.is('[')) {
       term = this.arrayTerm();
     } else if (this.is('{')) {
@@ -515,15 +526,21 @@ class Parser {
         term = appendRef(term, { type: 'scalar', value: name.text, loc: name.loc });
       } else if (t.type === 'punct' && t.text === '[') {
         this.next();
-        const key = this.nested(() => this.expr1());
-        this.expect(']');
+        const key = this.nested(() => {
+          const inner = this.expr1();
+          this.expect(']');
+          return inner;
+        });
         term = appendRef(term, key);
       } else if (t.type === 'punct' && t.text === '(') {
         const name = refName(term);
         if (name === undefined) return term;
         this.next();
-        const args = this.nested(() => this.termList(')'));
-        this.expect(')');
+        const args = this.nested(() => {
+          const list = this.termList(')');
+          this.expect(')');
+          return list;
+        });
         term = { type: 'call', name, args, loc: term.loc };
       } else return term;
     }

@@ -8,6 +8,7 @@ import { encoding } from './encoding.ts';
 import { glob } from './glob.ts';
 import { graph } from './graph.ts';
 import { json } from './json.ts';
+import { jwt } from './jwt.ts';
 import { net } from './net.ts';
 import { numbers } from './numbers.ts';
 import { objects } from './objects.ts';
@@ -38,6 +39,7 @@ export const BUILTINS: BuiltinTable = {
   ...json,
   ...graph,
   ...semver,
+  ...jwt,
 };
 
 export function builtinArity(name: string): number | undefined {
