@@ -16,6 +16,7 @@ import { regex } from './regex.ts';
 import { semver } from './semver.ts';
 import { sets } from './sets.ts';
 import { strings } from './strings.ts';
+import { time } from './time.ts';
 import { typeChecks } from './typechecks.ts';
 import type { Builtin, BuiltinTable } from './types.ts';
 import { units } from './units.ts';
@@ -40,6 +41,7 @@ export const BUILTINS: BuiltinTable = {
   ...graph,
   ...semver,
   ...jwt,
+  ...time,
 };
 
 export function builtinArity(name: string): number | undefined {

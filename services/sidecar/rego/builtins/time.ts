@@ -1,0 +1,139 @@
+/**
+ * `time.*` builtins. Nanoseconds are JS numbers (exact to about 2^53, i.e. microseconds for
+ * present-day times); parsing checks OPA's int64 range exactly with BigInt.
+ */
+import { builtinError } from '../errors.ts';
+import type { Value } from '../values.ts';
+import { type BuiltinTable, int, mustBe, num, str } from './types.ts';
+
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?([Zz]|[+-]\d{2}:\d{2})$/;
+const DURATION_UNITS: Record<string, number> = {
+  ns: 1,
+  us: 1e3,
+  µs: 1e3,
+  μs: 1e3,
+  ms: 1e6,
+  s: 1e9,
+  m: 60e9,
+  h: 3600e9,
+};
+const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
+
+function parseRFC3339(name: string, s: string): number {
+  const m = RFC3339.exec(s);
+  if (!m) throw builtinError(`${name}: parsing time ${JSON.stringify(s)} as RFC3339 failed`);
+  const [, y, mo, d, h, mi, sec, frac = '', zone] = m;
+  const seconds = BigInt(
+    Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(sec)) / 1000,
+  );
+  let offset = 0n;
+  if (zone !== 'Z' && zone !== 'z') {
+    const sign = zone![0] === '-' ? -1n : 1n;
+    offset = sign * (BigInt(Number(zone!.slice(1, 3))) * 3600n + BigInt(Number(zone!.slice(4, 6))) * 60n);
+  }
+  const ns = (seconds - offset) * 1_000_000_000n + BigInt(frac.padEnd(9, '0') || '0');
+  if (ns < INT64_MIN || ns > INT64_MAX) throw builtinError(`${name}: time outside of valid range`);
+  return Number(ns);
+}
+
+function parseDuration(name: string, s: string): number {
+  const re = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)/gy;
+  let rest = s;
+  let sign = 1;
+  if (rest.startsWith('-') || rest.startsWith('+')) {
+    sign = rest.startsWith('-') ? -1 : 1;
+    rest = rest.slice(1);
+  }
+  if (rest === '0') return 0;
+  let total = 0;
+  let consumed = 0;
+  for (let m = re.exec(rest); m; m = re.exec(rest)) {
+    total += Number(m[1]) * DURATION_UNITS[m[2]!]!;
+    consumed = re.lastIndex;
+  }
+  if (rest === '' || consumed !== rest.length)
+    throw builtinError(`${name}: time: invalid duration ${JSON.stringify(s)}`);
+  return sign * Math.round(total);
+}
+
+/** Calendar fields of `[ns, tz]` or `ns` (UTC), via Intl for named zones. */
+function fields(
+  name: string,
+  arg: Value,
+): { y: number; mo: number; d: number; h: number; mi: number; s: number; wd: number } {
+  let ns: number;
+  let zone = 'UTC';
+  if (Array.isArray(arg)) {
+    ns = num(name, [arg[0] ?? null], 0);
+    if (arg[1] !== undefined) {
+      mustBe(name, 0, arg[1], 'string');
+      zone = (arg[1] as string) === '' || arg[1] === 'Local' ? 'UTC' : (arg[1] as string);
+    }
+  } else ns = num(name, [arg], 0);
+  const date = new Date(Math.floor(ns / 1e6));
+  let parts: Record<string, string>;
+  try {
+    parts = Object.fromEntries(
+      new Intl.DateTimeFormat('en-US', {
+        timeZone: zone,
+        hourCycle: 'h23',
+        year: 'numeric',
+        month: 'numeric',
+        day: 'numeric',
+        hour: 'numeric',
+        minute: 'numeric',
+        second: 'numeric',
+        weekday: 'long',
+      })
+        .formatToParts(date)
+        .map((p) => [p.type, p.value]),
+    );
+  } catch {
+    throw builtinError(`${name}: unknown time zone ${zone}`);
+  }
+  return {
+    y: Number(parts.year),
+    mo: Number(parts.month),
+    d: Number(parts.day),
+    h: Number(parts.hour),
+    mi: Number(parts.minute),
+    s: Number(parts.second),
+    wd: WEEKDAYS.indexOf(parts.weekday!),
+  };
+}
+
+export const time: BuiltinTable = {
+  'time.now_ns': { arity: 0, fn: () => Date.now() * 1e6 },
+  'time.parse_rfc3339_ns': { arity: 1, fn: (args, name) => parseRFC3339(name, str(name, args, 0)) },
+  'time.parse_duration_ns': { arity: 1, fn: (args, name) => parseDuration(name, str(name, args, 0)) },
+  'time.clock': {
+    arity: 1,
+    fn: ([a], name) => {
+      const f = fields(name, a!);
+      return [f.h, f.mi, f.s];
+    },
+  },
+  'time.date': {
+    arity: 1,
+    fn: ([a], name) => {
+      const f = fields(name, a!);
+      return [f.y, f.mo, f.d];
+    },
+  },
+  'time.weekday': { arity: 1, fn: ([a], name) => WEEKDAYS[fields(name, a!).wd]! },
+  'time.add_date': {
+    arity: 4,
+    fn: (args, name) => {
+      const ns = num(name, args, 0);
+      const d = new Date(Math.floor(ns / 1e6));
+      d.setUTCFullYear(
+        d.getUTCFullYear() + int(name, args, 1),
+        d.getUTCMonth() + int(name, args, 2),
+        d.getUTCDate() + int(name, args, 3),
+      );
+      return d.getTime() * 1e6 + (ns % 1e6);
+    },
+  },
+};
