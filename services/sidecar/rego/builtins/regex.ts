@@ -13,7 +13,36 @@ function compile(pattern: string, flags = ''): RegExp {
   }
 }
 
+/** A template whose parts between the delimiters are regexes and the rest literal text. */
+function templateRegex(name: string, template: string, open: string, close: string): RegExp {
+  let out = '';
+  let i = 0;
+  while (i < template.length) {
+    const start = template.indexOf(open, i);
+    if (start < 0) {
+      out += escape(template.slice(i));
+      break;
+    }
+    const end = template.indexOf(close, start + open.length);
+    if (end < 0) throw builtinError(`${name}: unbalanced delimiters in template`);
+    out += escape(template.slice(i, start)) + `(?:${template.slice(start + open.length, end)})`;
+    i = end + close.length;
+  }
+  return compile(`^${out}$`);
+}
+
+function escape(s: string): string {
+  return s.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&');
+}
+
 export const regex: BuiltinTable = {
+  'regex.template_match': {
+    arity: 4,
+    fn: (args, name) =>
+      templateRegex(name, str(name, args, 0), str(name, args, 2), str(name, args, 3)).test(
+        str(name, args, 1),
+      ),
+  },
   'regex.match': { arity: 2, fn: (args, name) => compile(str(name, args, 0)).test(str(name, args, 1)) },
   re_match: { arity: 2, fn: (args, name) => compile(str(name, args, 0)).test(str(name, args, 1)) },
   'regex.is_valid': {
