@@ -20,18 +20,18 @@ function templateRegex(name: string, template: string, open: string, close: stri
   while (i < template.length) {
     const start = template.indexOf(open, i);
     if (start < 0) {
-      out += escape(template.slice(i));
+      out += escapeLiteral(template.slice(i));
       break;
     }
     const end = template.indexOf(close, start + open.length);
     if (end < 0) throw builtinError(`${name}: unbalanced delimiters in template`);
-    out += escape(template.slice(i, start)) + `(?:${template.slice(start + open.length, end)})`;
+    out += `${escapeLiteral(template.slice(i, start))}(?:${template.slice(start + open.length, end)})`;
     i = end + close.length;
   }
   return compile(`^${out}$`);
 }
 
-function escape(s: string): string {
+function escapeLiteral(s: string): string {
   return s.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&');
 }
 
