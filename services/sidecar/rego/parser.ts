@@ -483,6 +483,16 @@ class Parser {
       this.next();
       const n = this.next();
       term = { type: 'scalar', value: -Number(n.text), loc: t.loc };
+    } else if (this.is('-')) {
+      // Unary minus on a non-literal: `-x` is `0 - x`.
+      this.next();
+      const operand = this.term();
+      return {
+        type: 'call',
+        name: 'minus',
+        args: [{ type: 'scalar', value: 0, loc: t.loc }, operand],
+        loc: t.loc,
+      };
     } else if (t.type === 'ident') {
       this.next();
       if (t.text === 'true' || t.text === 'false' || t.text === 'null') {
