@@ -1,20 +1,20 @@
 import * as assert from 'node:assert/strict';
 import { test } from 'uvu';
 import { compile } from '../../../../services/sidecar/rego/index.ts';
-import { errorOf, solutions, valueOf } from './helpers.ts';
+import { errorOf, solutions, xOf } from './helpers.ts';
 
 test('undefined is not false: a failing body leaves the rule undefined, default gives a value', () => {
-  assert.equal(valueOf('package test\np if { false }'), undefined);
-  assert.equal(valueOf('package test\ndefault p := false\np if { false }'), false);
-  assert.equal(valueOf('package test\np if { false }', 'x := true; not data.test.p'), true);
+  assert.equal(xOf('package test\np if { false }'), undefined);
+  assert.equal(xOf('package test\ndefault p := false\np if { false }'), false);
+  assert.equal(xOf('package test\np if { false }', 'x := true; not data.test.p'), true);
   // A false expression fails the body; a false value is still a value.
-  assert.equal(valueOf('package test\np := false'), false);
+  assert.equal(xOf('package test\np := false'), false);
   assert.deepEqual(solutions({ t: 'package test\np := false' }, 'data.test.p'), []);
 });
 
 test('complete rules: one value from many bodies; different values conflict', () => {
-  assert.equal(valueOf('package test\np := 1 if { true }\np := 1 if { true }'), 1);
-  const err = errorOf(() => valueOf('package test\np := 1 if { true }\np := 2 if { true }'));
+  assert.equal(xOf('package test\np := 1 if { true }\np := 1 if { true }'), 1);
+  const err = errorOf(() => xOf('package test\np := 1 if { true }\np := 2 if { true }'));
   assert.equal(err.code, 'eval_conflict_error');
   assert.match(err.detail, /rule data\.test\.p produced conflicting values/);
 });
@@ -24,10 +24,10 @@ test('partial sets and objects collect every solution; object key conflicts are 
 s contains x if { some x in input.xs; x > 1 }
 o[k] := v if { some k, v in input.m }
 `;
-  assert.deepEqual(valueOf(rego, 'x := data.test.s', { input: { xs: [1, 2, 3, 3] } }), [2, 3]);
-  assert.deepEqual(valueOf(rego, 'x := data.test.o', { input: { m: { a: 1, b: 2 } } }), { a: 1, b: 2 });
+  assert.deepEqual(xOf(rego, 'x := data.test.s', { input: { xs: [1, 2, 3, 3] } }), [2, 3]);
+  assert.deepEqual(xOf(rego, 'x := data.test.o', { input: { m: { a: 1, b: 2 } } }), { a: 1, b: 2 });
   const err = errorOf(() =>
-    valueOf('package test\no[k] := v if { some v in [1, 2]; k := "a" }', 'x := data.test.o'),
+    xOf('package test\no[k] := v if { some v in [1, 2]; k := "a" }', 'x := data.test.o'),
   );
   assert.equal(err.code, 'eval_conflict_error');
   assert.match(err.detail, /object keys must be unique/);
@@ -38,7 +38,7 @@ test('refs enumerate virtual documents with unbound keys', () => {
 users := {"a": {"admin": true}, "b": {"admin": false}}
 admins contains name if { users[name].admin }
 `;
-  assert.deepEqual(valueOf(rego, 'x := data.test.admins'), ['a']);
+  assert.deepEqual(xOf(rego, 'x := data.test.admins'), ['a']);
   assert.deepEqual(
     solutions({ t: rego }, 'data.test.users[k].admin == false').map((s) => s.k),
     ['b'],
@@ -51,11 +51,11 @@ size(n) := "small" if { n < 10 } else := "medium" if { n < 100 } else := "large"
 abs(n) := n if n >= 0
 abs(n) := -n if n < 0
 `;
-  assert.equal(valueOf(rego, 'x := data.test.size(5)'), 'small');
-  assert.equal(valueOf(rego, 'x := data.test.size(50)'), 'medium');
-  assert.equal(valueOf(rego, 'x := data.test.size(500)'), 'large');
-  assert.equal(valueOf(rego, 'x := data.test.abs(-3)'), 3);
-  const err = errorOf(() => valueOf('package test\nf(_) := 1\nf(_) := 2', 'x := data.test.f(0)'));
+  assert.equal(xOf(rego, 'x := data.test.size(5)'), 'small');
+  assert.equal(xOf(rego, 'x := data.test.size(50)'), 'medium');
+  assert.equal(xOf(rego, 'x := data.test.size(500)'), 'large');
+  assert.equal(xOf(rego, 'x := data.test.abs(-3)'), 3);
+  const err = errorOf(() => xOf('package test\nf(_) := 1\nf(_) := 2', 'x := data.test.f(0)'));
   assert.equal(err.code, 'eval_conflict_error');
   assert.match(err.detail, /functions must not produce multiple outputs/);
 });
@@ -69,12 +69,12 @@ any_negative if { some x in input.xs; x < 0 }
 doubled := [y | some x in input.xs; y := x * 2]
 `;
   const input = { input: { xs: [1, 2, 3] } };
-  assert.equal(valueOf(rego, 'x := data.test.all_positive', input), true);
-  assert.equal(valueOf(rego, 'x := data.test.has_two', input), true);
-  assert.equal(valueOf(rego, 'x := data.test.no_negative', input), true);
-  assert.deepEqual(valueOf(rego, 'x := data.test.doubled', input), [2, 4, 6]);
-  assert.equal(valueOf(rego, 'x := data.test.all_positive', { input: { xs: [1, -1] } }), undefined);
-  assert.equal(valueOf(rego, 'x := data.test.all_positive', { input: { xs: [] } }), true);
+  assert.equal(xOf(rego, 'x := data.test.all_positive', input), true);
+  assert.equal(xOf(rego, 'x := data.test.has_two', input), true);
+  assert.equal(xOf(rego, 'x := data.test.no_negative', input), true);
+  assert.deepEqual(xOf(rego, 'x := data.test.doubled', input), [2, 4, 6]);
+  assert.equal(xOf(rego, 'x := data.test.all_positive', { input: { xs: [1, -1] } }), undefined);
+  assert.equal(xOf(rego, 'x := data.test.all_positive', { input: { xs: [] } }), true);
 });
 
 test('with replaces input, data and functions for one expression', () => {
@@ -84,19 +84,16 @@ q := data.cfg.limit
 double(n) := n * 2
 r := double(2)
 `;
-  assert.equal(valueOf(rego, 'x := data.test.p with input as {"x": 7}'), 7);
-  assert.equal(valueOf(rego, 'x := data.test.p with input.x as 8', { input: { x: 1 } }), 8);
-  assert.equal(
-    valueOf(rego, 'x := data.test.q with data.cfg.limit as 3', { data: { cfg: { limit: 1 } } }),
-    3,
-  );
-  assert.equal(valueOf(rego, 'x := data.test.r with data.test.double as 99'), 99);
-  assert.equal(valueOf(rego, 'x := count([1, 2]) with count as 42'), 42);
+  assert.equal(xOf(rego, 'x := data.test.p with input as {"x": 7}'), 7);
+  assert.equal(xOf(rego, 'x := data.test.p with input.x as 8', { input: { x: 1 } }), 8);
+  assert.equal(xOf(rego, 'x := data.test.q with data.cfg.limit as 3', { data: { cfg: { limit: 1 } } }), 3);
+  assert.equal(xOf(rego, 'x := data.test.r with data.test.double as 99'), 99);
+  assert.equal(xOf(rego, 'x := count([1, 2]) with count as 42'), 42);
 });
 
 test('the body is reordered so that variables are bound before use', () => {
   assert.equal(
-    valueOf('package test\np if { x > 1; x = input.a }', 'x := data.test.p', { input: { a: 2 } }),
+    xOf('package test\np if { x > 1; x = input.a }', 'x := data.test.p', { input: { a: 2 } }),
     true,
   );
 });
@@ -129,7 +126,7 @@ import input.user as u
 p if { roles[u] == "admin" }
 `;
   assert.equal(
-    valueOf(rego, 'x := data.test.p', { input: { user: 'ann' }, data: { lib: { roles: { ann: 'admin' } } } }),
+    xOf(rego, 'x := data.test.p', { input: { user: 'ann' }, data: { lib: { roles: { ann: 'admin' } } } }),
     true,
   );
 });

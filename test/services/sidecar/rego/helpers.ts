@@ -13,7 +13,7 @@ export function solutions(
 }
 
 /** The value of `x` in `query`'s single solution, or undefined when the query is undefined. */
-export function valueOf(rego: string, query = 'x := data.test.p', input: EvalInput = {}): unknown {
+export function xOf(rego: string, query = 'x := data.test.p', input: EvalInput = {}): unknown {
   const all = solutions({ 'test.rego': rego }, query, input);
   if (all.length > 1) throw new Error(`expected at most one solution, got ${all.length}`);
   return all[0]?.x;

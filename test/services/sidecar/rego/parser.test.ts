@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { test } from 'uvu';
 import { compile } from '../../../../services/sidecar/rego/index.ts';
 import { parseModule, parseQuery } from '../../../../services/sidecar/rego/parser.ts';
-import { errorOf, valueOf } from './helpers.ts';
+import { errorOf, xOf } from './helpers.ts';
 
 test('v1 rule forms: constants, if bodies, contains, keyed objects, functions, default, else', () => {
   const m = parseModule(
@@ -52,9 +52,9 @@ f(x) = y { y := x + 1 }
     m.rules.map((r) => r.kind),
     ['set', 'complete', 'function'],
   );
-  assert.deepEqual(valueOf(rego), [1, 2]);
-  assert.equal(valueOf(rego, 'x := data.test.allow', { input: { ok: true } }), true);
-  assert.equal(valueOf(rego, 'x := data.test.f(1)'), 2);
+  assert.deepEqual(xOf(rego), [1, 2]);
+  assert.equal(xOf(rego, 'x := data.test.allow', { input: { ok: true } }), true);
+  assert.equal(xOf(rego, 'x := data.test.f(1)'), 2);
 });
 
 test('the v0Compatible option reads v0 rules with a ref key as partial sets', () => {
@@ -106,25 +106,25 @@ test('queries: expressions split by newlines and semicolons, with, not, some, ev
 });
 
 test('operator precedence: arithmetic binds tighter than comparison, | and & build sets', () => {
-  assert.equal(valueOf('package test\np := 1 + 2 * 3 == 7'), true);
-  assert.deepEqual(valueOf('package test\np := {1, 2} | {3} & {3, 4}'), [1, 2, 3]);
-  assert.equal(valueOf('package test\np := (1 + 2) * 3'), 9);
-  assert.equal(valueOf('package test\np := -1 - -2'), 1);
+  assert.equal(xOf('package test\np := 1 + 2 * 3 == 7'), true);
+  assert.deepEqual(xOf('package test\np := {1, 2} | {3} & {3, 4}'), [1, 2, 3]);
+  assert.equal(xOf('package test\np := (1 + 2) * 3'), 9);
+  assert.equal(xOf('package test\np := -1 - -2'), 1);
 });
 
 test('terms: raw strings, escapes, sets, empty set, comprehensions across lines', () => {
-  assert.equal(valueOf('package test\np := `a\\nb`'), 'a\\nb');
-  assert.equal(valueOf('package test\np := "a\\u0041\\n"'), 'aA\n');
-  assert.deepEqual(valueOf('package test\np := set()'), []);
+  assert.equal(xOf('package test\np := `a\\nb`'), 'a\\nb');
+  assert.equal(xOf('package test\np := "a\\u0041\\n"'), 'aA\n');
+  assert.deepEqual(xOf('package test\np := set()'), []);
   assert.deepEqual(
-    valueOf(`package test
+    xOf(`package test
 p := [y |
   some x in [1, 2, 3]
   y := x * 10
 ]`),
     [10, 20, 30],
   );
-  assert.deepEqual(valueOf('package test\np := {k: v | some k, v in {"a": 1}}'), { a: 1 });
+  assert.deepEqual(xOf('package test\np := {k: v | some k, v in {"a": 1}}'), { a: 1 });
 });
 
 test('a non-terminated string is a parse error at its start', () => {
