@@ -5,6 +5,7 @@
  */
 import type { Body, Expr, Module, Rule, RuleKind, Term } from './ast.ts';
 import { type Location, RegoError } from './errors.ts';
+import { checkRecursion } from './recursion.ts';
 import { type ArityOf, orderBody } from './safety.ts';
 
 export interface RuleSet {
@@ -43,6 +44,7 @@ export function compileModules(modules: Module[], builtinArity: ArityOf): Compil
     const resolver = new Resolver(mod.package, names, importAliases(mod), arityOf);
     for (const rule of mod.rules) addRule(root, mod.package, resolver.rule(rule));
   }
+  checkRecursion(root);
   return { root, arityOf };
 }
 

@@ -33,7 +33,6 @@ export interface EvalOptions {
 
 export class Evaluator {
   private ctx: Context;
-  private readonly inProgress = new Set<RuleSet>();
   private readonly strict: boolean;
 
   constructor(
@@ -403,17 +402,9 @@ export class Evaluator {
     const cache = this.ctx.cache;
     if (cache.has(rs)) return cache.get(rs);
     if (rs.kind === 'function') return undefined;
-    if (this.inProgress.has(rs)) {
-      throw new RegoError('rego_recursion_error', `rule ${rs.path.join('.')} is recursive`, rs.rules[0]?.loc);
-    }
-    this.inProgress.add(rs);
-    try {
-      const value = this.evalRuleSet(rs);
-      cache.set(rs, value);
-      return value;
-    } finally {
-      this.inProgress.delete(rs);
-    }
+    const value = this.evalRuleSet(rs);
+    cache.set(rs, value);
+    return value;
   }
 
   private evalRuleSet(rs: RuleSet): Value | undefined {

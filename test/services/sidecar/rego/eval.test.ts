@@ -107,10 +107,17 @@ test('unsafe variables are a compile error with the position', () => {
   assert.equal(headErr.code, 'rego_unsafe_var_error');
 });
 
-test('recursive rules are a rego_recursion_error', () => {
-  const policy = compile({ 'r.rego': 'package test\np if { q }\nq if { p }\n' });
-  const err = errorOf(() => policy.eval('data.test.p'));
+test('recursion through rules or functions is a compile-time rego_recursion_error', () => {
+  const err = errorOf(() => compile({ 'r.rego': 'package test\np if { q }\nq if { p }\n' }));
   assert.equal(err.code, 'rego_recursion_error');
+  assert.equal(err.detail, 'rule data.test.p is recursive: data.test.p -> data.test.q -> data.test.p');
+  assert.deepEqual([err.location?.file, err.location?.row], ['r.rego', 2]);
+  const fn = errorOf(() => compile({ 'f.rego': 'package test\nf(x) := y if { y := f(x) }\n' }));
+  assert.equal(fn.code, 'rego_recursion_error');
+  const whole = errorOf(() => compile({ 'w.rego': 'package test\np := count(data.test)\n' }));
+  assert.equal(whole.code, 'rego_recursion_error');
+  // Reading another package's rules is not recursion.
+  assert.equal(xOf('package test\np := data.other.q\n', 'x := data.test.p'), undefined);
 });
 
 test('unknown functions are a compile error naming them', () => {
