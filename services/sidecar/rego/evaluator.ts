@@ -10,9 +10,9 @@ import type { CompiledPlan, RuleNode, RuleSet } from './compiler.ts';
 import { BuiltinError, RegoError } from './errors.ts';
 import { equal, keyOf, RegoObject, RegoSet, type Value } from './values.ts';
 
-type Cont = () => boolean;
+export type Cont = () => boolean;
 type ValueCont = (v: Value) => boolean;
-type Env = Map<string, Value>;
+export type Env = Map<string, Value>;
 
 /** What a `with` may replace a function by: another function or a constant value. */
 type Replacement = { kind: 'function'; name: string } | { kind: 'value'; value: Value };
@@ -65,7 +65,8 @@ export class Evaluator {
     return this.expr(body[i]!, env, () => this.body(body, i + 1, env, k));
   }
 
-  private expr(e: Expr, env: Env, k: Cont): boolean {
+  /** Runs one expression; `k` is called once per solution and returns true to stop. */
+  expr(e: Expr, env: Env, k: Cont): boolean {
     if (e.with.length > 0) return this.withExpr(e, env, k);
     if (e.negated) {
       const found = this.exprPositive(e, env, () => true);

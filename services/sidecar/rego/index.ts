@@ -5,14 +5,19 @@
 import type { Body, Module } from './ast.ts';
 import { builtinArity } from './builtins/index.ts';
 import { type CompiledPlan, compileModules, Resolver } from './compiler.ts';
+import { RegoError } from './errors.ts';
 import { Evaluator } from './evaluator.ts';
+import { formatExpr } from './format.ts';
+import { toMongoQuery as bodiesToMongo, type MongoFilter } from './mongo.ts';
 import { parseModule, parseQuery, type RegoVersion } from './parser.ts';
+import { PartialEvaluator } from './partial.ts';
 import { deepVars } from './safety.ts';
 import { fromJSON, type Value } from './values.ts';
 
-export { RegoError } from './errors.ts';
+export { type MongoFilter, RowFilterError } from './mongo.ts';
 export type { Value } from './values.ts';
 export { fromJSON, RegoObject, RegoSet, toJSON } from './values.ts';
+export { RegoError };
 
 export interface CompileOptions {
   /** Read every module as v0 (OPA 0.x syntax), like `opa --v0-compatible`. */
@@ -31,19 +36,59 @@ export interface EvalInput {
 /** One solution: the values of the query's variables. */
 export type Bindings = Map<string, Value>;
 
+export interface PartialInput extends Omit<EvalInput, 'strictBuiltinErrors'> {
+  /** Unknown documents; default `["data.resources"]`. */
+  unknowns?: string[];
+}
+
+/** The conditions on the unknowns under which a query holds: an OR of bodies, each an AND. */
+export interface Residual {
+  queries: Body[];
+}
+
+/** Residual queries as Rego text, one list of expressions per query. */
+export function formatResidual(residual: Residual): string[][] {
+  return residual.queries.map((body) => body.map(formatExpr));
+}
+
+/** The MongoDB filter of a row-filter residual, as Rönd builds it. */
+export function toMongoQuery(residual: Residual): MongoFilter {
+  return bodiesToMongo(residual.queries);
+}
+
 export class Policy {
   constructor(private readonly plan: CompiledPlan) {}
 
   /** All solutions of `query`; an empty list means the query is undefined. */
   eval(query: string, options: EvalInput = {}): Bindings[] {
-    const body = new Resolver([], new Set(), new Map(), this.plan.arityOf).query(parseQuery(query));
+    const body = this.resolve(query);
+    return this.evaluator(options).query(body, queryVars(body));
+  }
+
+  /** Partial evaluation of `query` with `unknowns` left open (see partial.ts). */
+  partial(query: string, options: PartialInput = {}): Residual {
+    const body = this.resolve(query);
+    const evaluator = this.evaluator(options);
+    const unknowns = (options.unknowns ?? ['data.resources']).map((u) => {
+      const [root, ...path] = u.split('.');
+      if (root !== 'data' || path.length === 0)
+        throw new RegoError('rego_compile_error', `unknown must be a data path: ${u}`);
+      return path;
+    });
+    return { queries: new PartialEvaluator(this.plan, evaluator, unknowns).residuals(body) };
+  }
+
+  private resolve(query: string): Body {
+    return new Resolver([], new Set(), new Map(), this.plan.arityOf).query(parseQuery(query));
+  }
+
+  private evaluator(options: EvalInput): Evaluator {
     const input = options.inputValue ?? (options.input === undefined ? undefined : fromJSON(options.input));
-    const evaluator = new Evaluator(this.plan, {
+    return new Evaluator(this.plan, {
       input,
       data: fromJSON(options.data ?? {}),
       strictBuiltinErrors: options.strictBuiltinErrors,
     });
-    return evaluator.query(body, queryVars(body));
   }
 }
 
