@@ -114,7 +114,7 @@ export class PartialEvaluator {
     )
       return undefined;
     const rs = this.ruleSetAt(e.term.path);
-    if (!rs || rs.kind !== 'complete' || !this.ruleSetDependsOnUnknown(rs)) return undefined;
+    if (rs?.kind !== 'complete' || !this.ruleSetDependsOnUnknown(rs)) return undefined;
     if (
       rs.rules.some((r) => r.head.value && !(r.head.value.type === 'scalar' && r.head.value.value === true))
     ) {
