@@ -19,6 +19,9 @@ export type { Value } from './values.ts';
 export { fromJSON, RegoObject, RegoSet, toJSON } from './values.ts';
 export { RegoError };
 
+/** Bound of the parsed-query cache, so that ad-hoc queries cannot grow it without limit. */
+const MAX_CACHED_QUERIES = 256;
+
 export interface CompileOptions {
   /** Read every module as v0 (OPA 0.x syntax), like `opa --v0-compatible`. */
   v0Compatible?: boolean;
@@ -57,6 +60,7 @@ export function toMongoQuery(residual: Residual): MongoFilter {
 }
 
 export class Policy {
+  private readonly queries = new Map<string, Body>();
   constructor(private readonly plan: CompiledPlan) {}
 
   /** All solutions of `query`; an empty list means the query is undefined. */
@@ -78,8 +82,15 @@ export class Policy {
     return { queries: new PartialEvaluator(this.plan, evaluator, unknowns).residuals(body) };
   }
 
+  /** Queries are parsed and checked once per policy: the sidecar asks the same few repeatedly. */
   private resolve(query: string): Body {
-    return new Resolver([], new Set(), new Map(), this.plan.arityOf).query(parseQuery(query));
+    let body = this.queries.get(query);
+    if (!body) {
+      body = new Resolver([], new Set(), new Map(), this.plan.arityOf).query(parseQuery(query));
+      if (this.queries.size >= MAX_CACHED_QUERIES) this.queries.clear();
+      this.queries.set(query, body);
+    }
+    return body;
   }
 
   private evaluator(options: EvalInput): Evaluator {
