@@ -7,6 +7,7 @@ import type { Body, Expr, Module, Rule, RuleKind, Term } from './ast.ts';
 import { type Location, RegoError } from './errors.ts';
 import { checkRecursion } from './recursion.ts';
 import { type ArityOf, orderBody } from './safety.ts';
+import { declaredIn, renameBody, renameTerm } from './scope.ts';
 
 export interface RuleSet {
   path: string[];
@@ -96,6 +97,7 @@ function addRule(root: RuleNode, pkg: string[], rule: Rule): void {
 
 /** Rewrites the names of one rule or query: locals stay vars, rule names and imports become refs. */
 export class Resolver {
+  private fresh = 0;
   constructor(
     private readonly pkg: string[],
     private readonly ruleNames: Set<string>,
@@ -148,8 +150,9 @@ export class Resolver {
 
   /** Names declared in a body (`some`, `:=`, `some … in`) shadow rule names everywhere in it. */
   private body(body: Body, outer: Set<string>): Body {
+    checkAssignments(body);
     const locals = new Set(outer);
-    for (const e of body) declaredVars(e, locals);
+    bodyLocals(body, locals);
     return body.map((e) => this.expr(e, locals));
   }
 
@@ -170,23 +173,31 @@ export class Resolver {
       case 'somein':
         return { ...e, key: e.key && t(e.key), value: t(e.value), collection: t(e.collection), with: withs };
       case 'every': {
-        const inner = new Set(locals);
-        if (e.key) collectVars(e.key, inner);
-        collectVars(e.value, inner);
-        const body = this.body(e.body, inner);
+        // The domain is evaluated outside; the variables and the body's declarations are local.
+        const domain = t(e.domain);
+        const declared = declaredIn(e.body);
+        for (const x of [e.key, e.value]) if (x) collectVars(x, declared);
+        const names = this.freshNames(declared);
+        const key = e.key && renameTerm(e.key, names);
+        const value = renameTerm(e.value, names);
         const bound = new Set<string>();
-        if (e.key) collectVars(e.key, bound);
-        collectVars(e.value, bound);
+        if (key) collectVars(key, bound);
+        collectVars(value, bound);
+        const body = this.body(renameBody(e.body, names), new Set([...locals, ...bound]));
         return {
           ...e,
-          key: e.key && t(e.key),
-          value: t(e.value),
-          domain: t(e.domain),
+          key,
+          value,
+          domain,
           body: orderBody(body, bound, new Set(), e.loc, this.arityOf, true),
           with: withs,
         };
       }
     }
+  }
+
+  private freshNames(declared: Set<string>): Map<string, string> {
+    return new Map([...declared].filter((n) => !n.startsWith('_$')).map((n) => [n, `${n}$${this.fresh++}`]));
   }
 
   /** `with` targets keep `input`/`data` and function names as written, resolved to full names. */
@@ -221,21 +232,23 @@ export class Resolver {
         };
       case 'arraycomp':
       case 'setcomp': {
+        const c = renameTerm(t, this.freshNames(declaredIn(t.body))) as typeof t;
         const inner = new Set(locals);
-        const body = this.body(t.body, inner);
+        const body = this.body(c.body, inner);
         return {
-          ...t,
-          term: this.term(t.term, bodyLocals(t.body, inner)),
+          ...c,
+          term: this.term(c.term, bodyLocals(c.body, inner)),
           body: this.orderNested(body, t.loc),
         };
       }
       case 'objectcomp': {
-        const inner = bodyLocals(t.body, new Set(locals));
-        const body = this.body(t.body, locals);
+        const c = renameTerm(t, this.freshNames(declaredIn(t.body))) as typeof t;
+        const inner = bodyLocals(c.body, new Set(locals));
+        const body = this.body(c.body, locals);
         return {
-          ...t,
-          key: this.term(t.key, inner),
-          value: this.term(t.value, inner),
+          ...c,
+          key: this.term(c.key, inner),
+          value: this.term(c.value, inner),
           body: this.orderNested(body, t.loc),
         };
       }
@@ -282,18 +295,47 @@ function refToName(t: Term): string {
   return [t.head.name, ...t.path.map((p) => (p.type === 'scalar' ? String(p.value) : ''))].join('.');
 }
 
-function bodyLocals(body: Body, locals: Set<string>): Set<string> {
-  for (const e of body) declaredVars(e, locals);
-  return locals;
+/** OPA's rule for `:=`: a variable is assigned once, and not after the body used it. */
+function checkAssignments(body: Body): void {
+  const assigned = new Set<string>();
+  const seen = new Set<string>();
+  for (const e of body) {
+    if (e.type === 'assign') {
+      const lhs = new Set<string>();
+      collectVars(e.left, lhs);
+      for (const v of lhs) {
+        if (v.startsWith('_$')) continue;
+        if (assigned.has(v)) throw new RegoError('rego_compile_error', `var ${v} assigned above`, e.loc);
+        if (seen.has(v)) throw new RegoError('rego_compile_error', `var ${v} referenced above`, e.loc);
+        assigned.add(v);
+      }
+      collectVars(e.right, seen);
+    } else {
+      for (const t of exprOperands(e)) collectVars(t, seen);
+    }
+  }
 }
 
-function declaredVars(e: Expr, into: Set<string>): void {
-  if (e.type === 'some') for (const v of e.vars) collectVars(v, into);
-  else if (e.type === 'assign') collectVars(e.left, into);
-  else if (e.type === 'somein') {
-    if (e.key) collectVars(e.key, into);
-    collectVars(e.value, into);
+function exprOperands(e: Expr): Term[] {
+  switch (e.type) {
+    case 'term':
+      return [e.term];
+    case 'unify':
+    case 'assign':
+      return [e.left, e.right];
+    case 'some':
+      return e.vars;
+    case 'somein':
+      return [...(e.key ? [e.key] : []), e.value, e.collection];
+    case 'every':
+      return [e.domain];
   }
+}
+
+/** `locals` extended with the names `body` declares. */
+function bodyLocals(body: Body, locals: Set<string>): Set<string> {
+  for (const name of declaredIn(body)) locals.add(name);
+  return locals;
 }
 
 function argVars(args: Term[]): string[] {

@@ -744,7 +744,7 @@ function hasUnbound(t: Term, env: Env): boolean {
   return false;
 }
 
-export function lookup(v: Value, key: Value): Value | undefined {
+function lookup(v: Value, key: Value): Value | undefined {
   if (Array.isArray(v)) return typeof key === 'number' && Number.isInteger(key) ? v[key] : undefined;
   if (v instanceof RegoObject) return v.get(key);
   if (v instanceof RegoSet) return v.has(key) ? key : undefined;

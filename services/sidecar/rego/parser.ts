@@ -194,7 +194,7 @@ class Parser {
         this.next();
         parts.push(
           this.nested(() => {
-            const inner = this.expr0();
+            const inner = this.expr1();
             this.expect(']');
             return inner;
           }),
@@ -239,7 +239,7 @@ class Parser {
     if (this.accept('contains')) {
       if (key) {
         // `p[x] contains y`: a general rule whose leaf is a set.
-        const element = this.expr0();
+        const element = this.expr1();
         return this.finishRule(
           start,
           isDefault,
@@ -250,7 +250,7 @@ class Parser {
       return this.finishRule(
         start,
         isDefault,
-        { path, tail, key: this.expr0(), assign: false },
+        { path, tail, key: this.expr1(), assign: false },
         tail ? 'general' : 'set',
       );
     }
@@ -258,7 +258,7 @@ class Parser {
     let assign = false;
     if (this.is(':=') || this.is('=')) {
       assign = this.next().text === ':=';
-      value = this.expr0();
+      value = this.expr1();
       if (kind === 'set') kind = 'object';
     }
     return this.finishRule(start, isDefault, { path, key, tail, value, args, assign }, kind);
@@ -314,7 +314,7 @@ class Parser {
     let value: Term | undefined;
     if (this.is(':=') || this.is('=')) {
       this.next();
-      value = this.expr0();
+      value = this.expr1();
     }
     const bodies = this.ruleBodies();
     const branch: NonNullable<Rule['else']> = { value, body: bodies?.[0] ?? [], loc: tok.loc };
@@ -433,12 +433,7 @@ class Parser {
     return left;
   }
 
-  /** A term at `:=`-free level: used for head values and keys. */
-  private expr0(): Term {
-    return this.expr1();
-  }
-
-  /** Membership: `x in xs`, `k, v in xs` (the latter only where a comma cannot mean anything else). */
+  /** A term with membership but no `:=`/`=`: head values, keys, arguments. */
   private expr1(): Term {
     return this.membership(this.exprRelation());
   }

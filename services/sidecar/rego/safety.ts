@@ -71,7 +71,7 @@ export function orderBody(
 }
 
 function unsafe(name: string, loc: Location | undefined): RegoError {
-  const shown = name.startsWith('_$') ? '_' : name;
+  const shown = name.startsWith('_$') ? '_' : name.replace(/\$\d+$/, '');
   return new RegoError('rego_unsafe_var_error', `var ${shown} is unsafe`, loc);
 }
 

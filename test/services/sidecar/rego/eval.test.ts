@@ -120,6 +120,15 @@ test('recursion through rules or functions is a compile-time rego_recursion_erro
   assert.equal(xOf('package test\np := data.other.q\n', 'x := data.test.p'), undefined);
 });
 
+test(':= assigns a variable once, and not after it was used', () => {
+  const twice = errorOf(() => compile({ 'a.rego': 'package test\np if { x := 1; x := 2 }\n' }));
+  assert.deepEqual([twice.code, twice.detail], ['rego_compile_error', 'var x assigned above']);
+  const used = errorOf(() => compile({ 'b.rego': 'package test\np if { x = 1; x := 2 }\n' }));
+  assert.deepEqual([used.code, used.detail], ['rego_compile_error', 'var x referenced above']);
+  // A comprehension has its own scope.
+  assert.deepEqual(xOf('package test\np := [x | x := 1] if { x := 2; x > 1 }'), [1]);
+});
+
 test('unknown functions are a compile error naming them', () => {
   const err = errorOf(() => compile({ 'f.rego': 'package test\np := nope.fn(1)\n' }));
   assert.equal(err.code, 'rego_type_error');
