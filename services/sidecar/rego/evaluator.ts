@@ -435,7 +435,7 @@ export class Evaluator {
                 const prev = out.get(key);
                 if (prev !== undefined && !equal(prev, value))
                   throw conflict('object keys must be unique', rule);
-                out.set(key, value);
+                out.set(key, markRuleValue(value));
                 return false;
               }),
             ),
@@ -453,7 +453,7 @@ export class Evaluator {
             return false;
           });
         }
-        if (values.size === 1) return [...values.values()][0];
+        if (values.size === 1) return markRuleValue([...values.values()][0]!);
         if (rs.defaultRule) {
           let value: Value | undefined;
           this.term(rs.defaultRule.head.value!, new Map(), (v) => {
@@ -673,16 +673,34 @@ function insertAt(root: RegoObject, keys: Value[], value: Value, setLeaf: boolea
     obj.set(last, leaf);
   } else {
     if (existing !== undefined && !equal(existing, value)) throw conflict('object keys must be unique', rule);
-    obj.set(last, value);
+    obj.set(last, markRuleValue(value));
   }
 }
 
-/** Merges a rule's value into a node's object: objects merge deeply, other values must agree. */
+/**
+ * Objects that are the value of a rule (not objects built from rule paths): another rule may not
+ * write inside them.
+ */
+const ruleValues = new WeakSet<RegoObject>();
+
+function isRuleValue(v: Value): boolean {
+  return v instanceof RegoObject && ruleValues.has(v);
+}
+
+function markRuleValue(v: Value): Value {
+  if (v instanceof RegoObject) ruleValues.add(v);
+  return v;
+}
+
+/** Merges a rule's value into a node's object: path objects merge deeply, other values must agree. */
 function mergeInto(out: RegoObject, key: Value, value: Value, rs: RuleSet | undefined): void {
   const existing = out.get(key);
   if (existing === undefined || equal(existing, value)) {
     out.set(key, value);
     return;
+  }
+  if (isRuleValue(existing) || isRuleValue(value)) {
+    throw new RegoError('eval_conflict_error', 'object keys must be unique', rs?.rules[0]?.loc);
   }
   if (existing instanceof RegoSet && value instanceof RegoSet) {
     out.set(key, new RegoSet([...existing.values(), ...value.values()]));
