@@ -132,4 +132,54 @@ test('a non-terminated string is a parse error at its start', () => {
   assert.deepEqual([err.code, err.location?.row, err.location?.col], ['rego_parse_error', 2, 6]);
 });
 
+test('v0 forms: several bodies are alternatives, else without value, default, partial objects', () => {
+  const rego = `package test
+p { input.a == 1 } { input.b == 1 }
+q = "x" { false } else = "y" { true }
+r[k] = v { some k, v in {"a": 1} }
+default d = 7
+`;
+  const m = parseModule(rego, 'v0.rego', 'v0');
+  assert.deepEqual(
+    m.rules.map((r) => [r.head.path[0], r.kind]),
+    [
+      ['p', 'complete'],
+      ['p', 'complete'],
+      ['q', 'complete'],
+      ['r', 'object'],
+      ['d', 'complete'],
+    ],
+  );
+  const policy = compile({ 'v0.rego': rego }, { v0Compatible: true });
+  const x = (q: string, input: unknown = {}) => policy.eval(`x := ${q}`, { input })[0]?.get('x');
+  assert.equal(x('data.test.p', { b: 1 }), true);
+  assert.equal(x('data.test.p', { c: 1 }), undefined);
+  assert.equal(x('data.test.q'), 'y');
+  assert.equal(x('data.test.d'), 7);
+});
+
+test('v1 forms: every with key and value, nested comprehensions, chained with, ref heads with vars', () => {
+  assert.equal(xOf('package test\np if { every i, x in [10, 20] { x == (i + 1) * 10 } }'), true);
+  assert.deepEqual(xOf('package test\np := [[y | some y in xs] | some xs in [[1], [2, 3]]]'), [[1], [2, 3]]);
+  assert.equal(
+    xOf('package test\np := input.a + data.b', 'x := data.test.p with input.a as 1 with data.b as 2'),
+    3,
+  );
+  assert.deepEqual(xOf('package test\np[k].v := n if { some k, n in {"a": 1} }'), { a: { v: 1 } });
+});
+
+test('errors inside bodies point at the offending token', () => {
+  const cases: [string, number, number][] = [
+    ['package test\np if {\n  x := \n}\n', 3, 8],
+    ['package test\np if { input.x == }\n', 2, 19],
+    ['package test\nf(x := 1\n', 2, 5],
+    ['package test\np := {"a": 1\n', 3, 1],
+  ];
+  for (const [source, row, col] of cases) {
+    const err = errorOf(() => parseModule(source, 'e.rego', 'v1'));
+    assert.equal(err.code, 'rego_parse_error', source);
+    assert.deepEqual([err.location?.row, err.location?.col], [row, col], source);
+  }
+});
+
 test.run();
