@@ -7,7 +7,18 @@ import type { Body, Expr, Rule, Term } from './ast.ts';
 import { BUILTINS } from './builtins/index.ts';
 import type { Builtin } from './builtins/types.ts';
 import type { CompiledPlan, RuleNode, RuleSet } from './compiler.ts';
+import {
+  baseAt,
+  conflict,
+  insertAt,
+  isCollection,
+  lookup,
+  markRuleValue,
+  mergeInto,
+  setPath,
+} from './documents.ts';
 import { BuiltinError, RegoError } from './errors.ts';
+import { constantValue, hasUnbound, isRoot, refPath } from './terms.ts';
 import { equal, keyOf, RegoObject, RegoSet, type Value } from './values.ts';
 
 export type Cont = () => boolean;
@@ -650,156 +661,4 @@ export class Evaluator {
     }
     return this.term(t, env, (tv) => (equal(tv, v) ? k() : false));
   }
-}
-
-/** Sets `value` at `keys` below `root`; a set leaf collects values; different values conflict. */
-function insertAt(root: RegoObject, keys: Value[], value: Value, setLeaf: boolean, rule: Rule): void {
-  let obj = root;
-  for (const key of keys.slice(0, -1)) {
-    const existing = obj.get(key);
-    if (existing !== undefined && !(existing instanceof RegoObject))
-      throw conflict('object keys must be unique', rule);
-    const next = new RegoObject(existing?.pairs() ?? []);
-    obj.set(key, next);
-    obj = next;
-  }
-  const last = keys[keys.length - 1]!;
-  const existing = obj.get(last);
-  if (setLeaf) {
-    if (existing !== undefined && !(existing instanceof RegoSet))
-      throw conflict('object keys must be unique', rule);
-    const leaf = new RegoSet(existing?.values() ?? []);
-    leaf.add(value);
-    obj.set(last, leaf);
-  } else {
-    if (existing !== undefined && !equal(existing, value)) throw conflict('object keys must be unique', rule);
-    obj.set(last, markRuleValue(value));
-  }
-}
-
-/**
- * Objects that are the value of a rule (not objects built from rule paths): another rule may not
- * write inside them.
- */
-const ruleValues = new WeakSet<RegoObject>();
-
-function isRuleValue(v: Value): boolean {
-  return v instanceof RegoObject && ruleValues.has(v);
-}
-
-function markRuleValue(v: Value): Value {
-  if (v instanceof RegoObject) ruleValues.add(v);
-  return v;
-}
-
-/** Merges a rule's value into a node's object: path objects merge deeply, other values must agree. */
-function mergeInto(out: RegoObject, key: Value, value: Value, rs: RuleSet | undefined): void {
-  const existing = out.get(key);
-  if (existing === undefined || equal(existing, value)) {
-    out.set(key, value);
-    return;
-  }
-  if (isRuleValue(existing) || isRuleValue(value)) {
-    throw new RegoError('eval_conflict_error', 'object keys must be unique', rs?.rules[0]?.loc);
-  }
-  if (existing instanceof RegoSet && value instanceof RegoSet) {
-    out.set(key, new RegoSet([...existing.values(), ...value.values()]));
-    return;
-  }
-  if (existing instanceof RegoObject && value instanceof RegoObject) {
-    const merged = new RegoObject(existing.pairs());
-    for (const [k, v] of value.pairs()) mergeInto(merged, k, v, rs);
-    out.set(key, merged);
-    return;
-  }
-  throw new RegoError('eval_conflict_error', 'object keys must be unique', rs?.rules[0]?.loc);
-}
-
-const constants = new WeakMap<Term, Value | null>();
-
-/** The value of a literal without variables, refs or calls (computed once per term), else undefined. */
-function constantValue(t: Term): Value | undefined {
-  if (t.type === 'scalar') return t.value;
-  if (t.type !== 'array' && t.type !== 'set' && t.type !== 'object') return undefined;
-  const cached = constants.get(t);
-  if (cached !== undefined) return cached ?? undefined;
-  let value: Value | undefined;
-  if (t.type === 'object') {
-    const pairs: [Value, Value][] = [];
-    for (const [kt, vt] of t.entries) {
-      const key = constantValue(kt);
-      const val = key === undefined ? undefined : constantValue(vt);
-      if (key === undefined || val === undefined) break;
-      pairs.push([key, val]);
-    }
-    value = pairs.length === t.entries.length ? new RegoObject(pairs) : undefined;
-  } else {
-    const items: Value[] = [];
-    for (const item of t.items) {
-      const c = constantValue(item);
-      if (c === undefined) break;
-      items.push(c);
-    }
-    if (items.length === t.items.length) value = t.type === 'array' ? items : new RegoSet(items);
-  }
-  constants.set(t, value === undefined ? null : value);
-  return value;
-}
-
-function isCollection(v: Value): boolean {
-  return Array.isArray(v) || v instanceof RegoObject || v instanceof RegoSet;
-}
-
-function isRoot(t: Extract<Term, { type: 'var' }>): boolean {
-  return t.name === 'input' || t.name === 'data';
-}
-
-/** Whether a pattern term has variables that unification would bind. */
-function hasUnbound(t: Term, env: Env): boolean {
-  if (t.type === 'var') return !isRoot(t) && !env.has(t.name);
-  if (t.type === 'array') return t.items.some((i) => hasUnbound(i, env));
-  if (t.type === 'object') return t.entries.some(([, v]) => hasUnbound(v, env));
-  return false;
-}
-
-function lookup(v: Value, key: Value): Value | undefined {
-  if (Array.isArray(v)) return typeof key === 'number' && Number.isInteger(key) ? v[key] : undefined;
-  if (v instanceof RegoObject) return v.get(key);
-  if (v instanceof RegoSet) return v.has(key) ? key : undefined;
-  return undefined;
-}
-
-function baseAt(data: Value, at: string[]): Value | undefined {
-  let v: Value | undefined = data;
-  for (const p of at) {
-    if (v === undefined) return undefined;
-    v = lookup(v, p);
-  }
-  return v;
-}
-
-/** A copy of `doc` with `value` at `path` (objects created along the way). */
-function setPath(doc: Value | undefined, path: string[], value: Value): Value {
-  if (path.length === 0) return value;
-  const [first, ...rest] = path;
-  const base = doc instanceof RegoObject ? doc : new RegoObject();
-  const copy = new RegoObject(base.pairs());
-  copy.set(first!, setPath(base.get(first!), rest, value));
-  return copy;
-}
-
-/** The dotted path of `input.a.b`, `data.x.f` or a function name, if the term is ground. */
-function refPath(t: Term): string[] | undefined {
-  if (t.type === 'var') return [t.name];
-  if (t.type !== 'ref' || t.head.type !== 'var') return undefined;
-  const parts = [t.head.name];
-  for (const p of t.path) {
-    if (p.type !== 'scalar' || typeof p.value !== 'string') return undefined;
-    parts.push(p.value);
-  }
-  return parts;
-}
-
-function conflict(message: string, at: { loc: RegoError['location'] }): RegoError {
-  return new RegoError('eval_conflict_error', message, at.loc);
 }

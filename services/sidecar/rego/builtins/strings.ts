@@ -22,7 +22,7 @@ function sprintf(format: string, values: Value[]): string {
   let i = 0;
   return format.replace(
     /%([-+ 0#]*)(\d+)?(?:\.(\d+))?([%vsdfxXobeEgGtq])/g,
-    (m, flags: string, width, prec, verb: string) => {
+    (_match, flags: string, width, prec, verb: string) => {
       if (verb === '%') return '%';
       const v = values[i++];
       if (v === undefined) return `%!${verb}(MISSING)`;
@@ -64,7 +64,6 @@ function sprintf(format: string, values: Value[]): string {
         const pad = flags.includes('0') && !flags.includes('-') ? '0' : ' ';
         out = flags.includes('-') ? out.padEnd(Number(width)) : out.padStart(Number(width), pad);
       }
-      void m;
       return out;
     },
   );
