@@ -224,12 +224,11 @@ export class Resolver {
         return { ...t, items: t.items.map((i) => this.term(i, locals)) };
       case 'object':
         return { ...t, entries: t.entries.map(([k, v]) => [this.term(k, locals), this.term(v, locals)]) };
-      case 'call':
-        return {
-          ...t,
-          name: this.callName(t.name, locals, t.loc),
-          args: t.args.map((a) => this.term(a, locals)),
-        };
+      case 'call': {
+        const name = this.callName(t.name, locals, t.loc);
+        this.checkArity(name, t.args.length, t.loc);
+        return { ...t, name, args: t.args.map((a) => this.term(a, locals)) };
+      }
       case 'arraycomp':
       case 'setcomp': {
         const c = renameTerm(t, this.freshNames(declaredIn(t.body))) as typeof t;
@@ -277,6 +276,14 @@ export class Resolver {
       throw new RegoError('rego_type_error', `undefined function ${name}`, loc);
     }
     return name;
+  }
+
+  /** A call passes the function's arguments, plus at most one output argument. */
+  private checkArity(name: string, given: number, loc: Location): void {
+    const arity = this.arityOf(name);
+    if (arity === undefined) return;
+    if (given < arity) throw new RegoError('rego_type_error', `${name}: too few arguments`, loc);
+    if (given > arity + 1) throw new RegoError('rego_type_error', `${name}: too many arguments`, loc);
   }
 
   private dataRef(path: string[], loc: Location): Term {

@@ -1,5 +1,5 @@
 /** Object builtins: `object.get/keys/union/union_n/remove/filter`. */
-import { RegoObject, RegoSet, type Value } from '../values.ts';
+import { equal, RegoObject, RegoSet, type Value } from '../values.ts';
 import { type BuiltinTable, collection, mustBe, obj } from './types.ts';
 
 function keysOf(name: string, args: Value[], i: number): Value[] {
@@ -18,7 +18,36 @@ function union(a: RegoObject, b: RegoObject): RegoObject {
   return out;
 }
 
+/** OPA's `object.subset`: objects recursively, arrays as contiguous runs, sets as subsets. */
+function isSubset(sup: Value, sub: Value): boolean {
+  if (sup instanceof RegoObject && sub instanceof RegoObject) {
+    return sub.pairs().every(([k, v]) => {
+      const s = sup.get(k);
+      return s !== undefined && isSubset(s, v);
+    });
+  }
+  if (sup instanceof RegoSet && sub instanceof RegoSet) return sub.values().every((v) => sup.has(v));
+  if (Array.isArray(sup) && Array.isArray(sub)) {
+    if (sub.length === 0) return true;
+    for (let i = 0; i + sub.length <= sup.length; i++) {
+      if (sub.every((v, j) => equal(sup[i + j]!, v))) return true;
+    }
+    return false;
+  }
+  if (Array.isArray(sup) && sub instanceof RegoSet)
+    return sub.values().every((v) => sup.some((x) => equal(x, v)));
+  return equal(sup, sub);
+}
+
 export const objects: BuiltinTable = {
+  'object.subset': {
+    arity: 2,
+    fn: (args, name) => {
+      mustBe(name, 0, args[0]!, 'object', 'array', 'set');
+      mustBe(name, 1, args[1]!, 'object', 'array', 'set');
+      return isSubset(args[0]!, args[1]!);
+    },
+  },
   'object.get': {
     arity: 3,
     fn: (args, name) => {

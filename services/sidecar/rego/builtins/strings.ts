@@ -13,6 +13,21 @@ function trimSet(s: string, cut: string, left: boolean, right: boolean): string 
   return cps.slice(a, b).join('');
 }
 
+/** Operands are a string or an array/set of strings each; true when one pair matches. */
+function anyMatch(name: string, args: Value[], match: (s: string, p: string) => boolean): boolean {
+  const strings = (i: number): string[] => {
+    const v = args[i]!;
+    if (typeof v === 'string') return [v];
+    return collection(name, args, i).map((item) => {
+      mustBe(name, i, item, 'string');
+      return item as string;
+    });
+  };
+  const subjects = strings(0);
+  const patterns = strings(1);
+  return subjects.some((s) => patterns.some((p) => match(s, p)));
+}
+
 /** `%v` of a string is the bare string; elsewhere values print in Rego syntax. */
 function show(v: Value): string {
   return typeof v === 'string' ? v : formatValue(v);
@@ -109,6 +124,14 @@ export const strings: BuiltinTable = {
       }
       return s;
     },
+  },
+  'strings.any_prefix_match': {
+    arity: 2,
+    fn: (args, name) => anyMatch(name, args, (s, p) => s.startsWith(p)),
+  },
+  'strings.any_suffix_match': {
+    arity: 2,
+    fn: (args, name) => anyMatch(name, args, (s, p) => s.endsWith(p)),
   },
   'strings.reverse': { arity: 1, fn: (args, name) => [...str(name, args, 0)].reverse().join('') },
   'strings.count': { arity: 2, fn: (args, name) => str(name, args, 0).split(str(name, args, 1)).length - 1 },

@@ -72,6 +72,27 @@ test('objects: get with paths, union deep-merges, remove and filter', () => {
   assert.deepEqual(call('json.filter({"a": {"b": 1, "c": 2}}, ["a/b"])'), { a: { b: 1 } });
 });
 
+test('object.subset and strings.any_prefix_match / any_suffix_match', () => {
+  assert.equal(call('object.subset({"a": {"b": 1, "c": 2}}, {"a": {"b": 1}})'), true);
+  assert.equal(call('object.subset({"a": 1}, {"a": 2})'), false);
+  assert.equal(call('object.subset([1, 2, 3, 4], [2, 3])'), true);
+  assert.equal(call('object.subset([1, 2, 3], [1, 3])'), false);
+  assert.equal(call('object.subset({1, 2}, {2})'), true);
+  assert.equal(call('strings.any_prefix_match(["/api/v1", "/x"], "/api")'), true);
+  assert.equal(call('strings.any_suffix_match("file.rego", [".json", ".yaml"])'), false);
+});
+
+test('calls with the wrong number of arguments are a compile error', () => {
+  assert.match(
+    errorOf(() => compile({ 'a.rego': 'package t\np := count()' })).detail,
+    /count: too few arguments/,
+  );
+  assert.match(
+    errorOf(() => compile({ 'b.rego': 'package t\np if count([], 1, 2)' })).detail,
+    /too many arguments/,
+  );
+});
+
 test('encodings round-trip', () => {
   assert.equal(call('base64.decode(base64.encode("hé"))'), 'hé');
   assert.equal(call('base64url.encode_no_pad("??")'), 'Pz8');
