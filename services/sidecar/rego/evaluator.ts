@@ -17,7 +17,7 @@ import {
   mergeInto,
   setPath,
 } from './documents.ts';
-import { BuiltinError, RegoError } from './errors.ts';
+import { BuiltinError, type Location, RegoError } from './errors.ts';
 import { constantValue, hasUnbound, isRoot, refPath } from './terms.ts';
 import { equal, keyOf, RegoObject, RegoSet, type Value } from './values.ts';
 
@@ -135,7 +135,7 @@ export class Evaluator {
       const arity = this.plan.arityOf(t.name);
       if (arity !== undefined && t.args.length === arity + 1) {
         const out = t.args[arity]!;
-        return this.call(t.name, t.args.slice(0, arity), env, (v) => this.unifyValue(out, v, env, k));
+        return this.call(t, t.args.slice(0, arity), env, (v) => this.unifyValue(out, v, env, k));
       }
     }
     return this.term(t, env, (v) => (v !== false ? k() : false));
@@ -244,7 +244,7 @@ export class Evaluator {
           return k(o);
         });
       case 'call':
-        return this.call(t.name, t.args, env, k);
+        return this.call(t, t.args, env, k);
       case 'arraycomp': {
         const out: Value[] = [];
         this.body(t.body, 0, env, () =>
@@ -527,14 +527,15 @@ export class Evaluator {
 
   // ---- calls
 
-  private call(name: string, args: Term[], env: Env, k: ValueCont): boolean {
+  private call(callTerm: Extract<Term, { type: 'call' }>, args: Term[], env: Env, k: ValueCont): boolean {
+    const name = callTerm.name;
     const replaced = this.ctx.functions.get(name);
     if (replaced?.kind === 'value') return this.terms(args, env, () => k(replaced.value));
     const target = replaced?.kind === 'function' ? replaced.name : name;
-    return this.terms(args, env, (values) => this.callValues(target, values, k));
+    return this.terms(args, env, (values) => this.callValues(target, values, callTerm.loc, k));
   }
 
-  private callValues(name: string, values: Value[], k: ValueCont): boolean {
+  private callValues(name: string, values: Value[], loc: Location, k: ValueCont): boolean {
     if (name.startsWith('data.')) {
       const rs = this.ruleSetAt(name.split('.'));
       if (rs?.kind !== 'function') return false;
@@ -550,8 +551,9 @@ export class Evaluator {
         results = result === undefined ? [] : [result];
       }
     } catch (err) {
-      if (err instanceof BuiltinError && !this.strict) return false;
-      throw err;
+      if (!(err instanceof BuiltinError)) throw err;
+      if (!this.strict) return false;
+      throw new RegoError(err.code, err.detail, loc);
     }
     for (const r of results) if (k(r)) return true;
     return false;

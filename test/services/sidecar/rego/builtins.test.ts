@@ -14,6 +14,7 @@ test('type errors make the call undefined, or fail the query with eval_type_erro
   const err = errorOf(() => call('array.concat([1], {})', true));
   assert.equal(err.code, 'eval_type_error');
   assert.equal(err.detail, 'array.concat: operand 2 must be array but got object');
+  assert.deepEqual(err.location, { file: 'query', row: 1, col: 6 });
   assert.equal(
     errorOf(() => call('count(1)', true)).detail,
     'count: operand 1 must be one of {array, object, set, string} but got number',
