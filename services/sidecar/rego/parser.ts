@@ -470,14 +470,15 @@ class Parser {
     let term: Term;
     if (t.type === 'number') {
       this.next();
-      term = { type: 'scalar', value: Number(t.text), loc: t.loc };
+      term = { type: 'scalar', value: numberLiteral(t.text), loc: t.loc };
     } else if (t.type === 'string') {
       this.next();
       term = { type: 'scalar', value: t.value!, loc: t.loc };
     } else if (this.is('-') && this.peek(1).type === 'number') {
       this.next();
       const n = this.next();
-      term = { type: 'scalar', value: -Number(n.text), loc: t.loc };
+      const value = numberLiteral(n.text);
+      term = { type: 'scalar', value: -value, loc: t.loc };
     } else if (this.is('-')) {
       // Unary minus on a non-literal: `-x` is `0 - x`.
       this.next();
@@ -632,6 +633,12 @@ class Parser {
     }
     return left;
   }
+}
+
+/** Integers beyond 2^53 stay exact as BigInts; other numbers are doubles. */
+function numberLiteral(text: string): number | bigint {
+  const n = Number(text);
+  return /^\d+$/.test(text) && !Number.isSafeInteger(n) ? BigInt(text) : n;
 }
 
 function appendRef(term: Term, key: Term): Term {

@@ -1,9 +1,10 @@
 /**
  * Rego values: null, boolean, number, string, array, object, set. Objects and sets are keyed by a
  * canonical string of each value so that structurally equal values are one key, as in OPA.
- * Numbers are JS numbers: integers beyond 2^53 and OPA's arbitrary-precision decimals are not exact.
+ * Numbers are JS numbers, except integer literals beyond 2^53, which are BigInts so that they
+ * compare, print and key exactly; arithmetic on them and non-integer decimals are not exact.
  */
-export type Value = null | boolean | number | string | Value[] | RegoObject | RegoSet;
+export type Value = null | boolean | number | bigint | string | Value[] | RegoObject | RegoSet;
 
 export class RegoSet {
   readonly items = new Map<string, Value>();
@@ -65,6 +66,7 @@ export function typeName(v: Value): TypeName {
   if (Array.isArray(v)) return 'array';
   if (v instanceof RegoObject) return 'object';
   if (v instanceof RegoSet) return 'set';
+  if (typeof v === 'bigint') return 'number';
   return typeof v as 'boolean' | 'number' | 'string';
 }
 
@@ -85,7 +87,12 @@ export function keyOf(v: Value): string {
     case 'boolean':
       return v ? 't' : 'f';
     case 'number':
-      return `#${Object.is(v, -0) ? 0 : v}`;
+      // Integers beyond 2^53 are keyed by their digits, like the BigInts of the same value.
+      return Number.isInteger(v) && !Number.isSafeInteger(v)
+        ? `#${BigInt(v)}`
+        : `#${Object.is(v, -0) ? 0 : v}`;
+    case 'bigint':
+      return `#${v}`;
     case 'string':
       return JSON.stringify(v);
   }
@@ -110,7 +117,12 @@ export function compare(a: Value, b: Value): number {
     case 'boolean':
       return (a ? 1 : 0) - (b ? 1 : 0);
     case 'number':
-      return (a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0;
+      // Relational operators compare a BigInt and a number exactly.
+      return (a as number | bigint) < (b as number | bigint)
+        ? -1
+        : (a as number | bigint) > (b as number | bigint)
+          ? 1
+          : 0;
     case 'string':
       return (a as string) < (b as string) ? -1 : (a as string) > (b as string) ? 1 : 0;
     case 'array':
@@ -141,7 +153,7 @@ export function equal(a: Value, b: Value): boolean {
   if (a === b) return true;
   const t = typeName(a);
   if (t !== typeName(b) || t === 'null' || t === 'boolean' || t === 'string') return false;
-  if (t === 'number') return a === b;
+  if (t === 'number') return compare(a, b) === 0;
   return keyOf(a) === keyOf(b);
 }
 
@@ -159,6 +171,7 @@ export function fromJSON(j: unknown): Value {
 
 /** A Rego value as JSON: sets become sorted arrays, object keys are serialized to strings. */
 export function toJSON(v: Value): unknown {
+  if (typeof v === 'bigint') return Number(v);
   if (Array.isArray(v)) return v.map(toJSON);
   if (v instanceof RegoSet) return v.sorted().map(toJSON);
   if (v instanceof RegoObject) {
@@ -175,6 +188,7 @@ export function formatValue(v: Value): string {
   if (v === null) return 'null';
   if (typeof v === 'string') return JSON.stringify(v);
   if (typeof v === 'number') return formatNumber(v);
+  if (typeof v === 'bigint') return String(v);
   if (typeof v === 'boolean') return String(v);
   if (Array.isArray(v)) return `[${v.map(formatValue).join(', ')}]`;
   if (v instanceof RegoSet) return v.size === 0 ? 'set()' : `{${v.sorted().map(formatValue).join(', ')}}`;

@@ -1,14 +1,14 @@
 /** Aggregates over arrays, sets (and objects for `count`). */
 
 import { typeError } from '../errors.ts';
-import { compare, RegoObject, RegoSet, type Value } from '../values.ts';
+import { compare, RegoObject, RegoSet, typeName, type Value } from '../values.ts';
 import { type BuiltinTable, collection, mustBe } from './types.ts';
 
 function numbersOf(name: string, args: Value[]): number[] {
   return collection(name, args, 0).map((v) => {
-    if (typeof v !== 'number')
+    if (typeName(v) !== 'number')
       throw typeError(`${name}: operand 1 must be one of {set, array} containing numbers`);
-    return v;
+    return Number(v as number | bigint);
   });
 }
 

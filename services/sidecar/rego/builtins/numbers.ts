@@ -42,9 +42,9 @@ export const numbers: BuiltinTable = {
     fn: ([a, b], name) => {
       if (a instanceof RegoSet && b instanceof RegoSet)
         return new RegoSet(a.values().filter((v) => !b.has(v)));
-      if (typeof a === 'number' && typeof b === 'number') return a - b;
-      if (typeof a === 'number' || a instanceof RegoSet) {
-        mustBe(name, 1, b!, typeName(a));
+      if (typeName(a!) === 'number' && typeName(b!) === 'number') return Number(a) - Number(b);
+      if (typeName(a!) === 'number' || a instanceof RegoSet) {
+        mustBe(name, 1, b!, typeName(a!));
       }
       throw typeError(`${name}: operand 1 must be one of {number, set} but got ${typeName(a!)}`);
     },

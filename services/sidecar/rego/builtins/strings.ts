@@ -44,7 +44,10 @@ function sprintf(format: string, values: Value[]): string {
       let out: string;
       switch (verb) {
         case 'd':
-          out = typeof v === 'number' && Number.isInteger(v) ? String(v) : `%!d(${show(v)})`;
+          out =
+            typeof v === 'bigint' || (typeof v === 'number' && Number.isInteger(v))
+              ? String(v)
+              : `%!d(${show(v)})`;
           break;
         case 'f':
           out = typeof v === 'number' ? v.toFixed(prec === undefined ? 6 : Number(prec)) : `%!f(${show(v)})`;
@@ -207,7 +210,7 @@ export const strings: BuiltinTable = {
       mustBe(name, 0, v!, 'null', 'boolean', 'number', 'string');
       if (v === null) return 0;
       if (typeof v === 'boolean') return v ? 1 : 0;
-      if (typeof v === 'number') return v;
+      if (typeof v === 'number' || typeof v === 'bigint') return v;
       const s = v as string;
       if (!/^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/.test(s))
         throw builtinError(`strconv.ParseFloat: parsing ${JSON.stringify(s)}: invalid syntax`);

@@ -23,9 +23,10 @@ export function str(name: string, args: Value[], i: number): string {
   return args[i] as string;
 }
 
+/** A number operand; BigInt integers become doubles (arithmetic is not exact beyond 2^53). */
 export function num(name: string, args: Value[], i: number): number {
   mustBe(name, i, args[i]!, 'number');
-  return args[i] as number;
+  return Number(args[i] as number | bigint);
 }
 
 export function arr(name: string, args: Value[], i: number): Value[] {

@@ -147,6 +147,16 @@ p if { roles[u] == "admin" }
   );
 });
 
+test('integer literals beyond 2^53 compare, key and print exactly', () => {
+  assert.equal(xOf('package test\np := 28857836529306024611913 != 28857836529306024611912'), true);
+  assert.equal(xOf('package test\np := 9007199254740993 > 9007199254740992'), true);
+  assert.equal(xOf('package test\np := count({9007199254740993, 9007199254740992})'), 2);
+  assert.equal(
+    xOf('package test\np := sprintf("%d %v", [123456789123456789123, -123456789123456789123])'),
+    '123456789123456789123 -123456789123456789123',
+  );
+});
+
 test('a query binds each solution of its variables', () => {
   const all = solutions({}, 'some x in [1, 2, 3]; x > 1');
   assert.deepEqual(all, [{ x: 2 }, { x: 3 }]);
