@@ -17,6 +17,7 @@ import { exprRefs, ruleDataRefs, termRefs } from './refs.ts';
 
 export class PartialEvaluator {
   private readonly dependsOnUnknown = new Map<RuleSet, boolean>();
+  private wildcards = 0;
 
   constructor(
     private readonly plan: CompiledPlan,
@@ -72,6 +73,21 @@ export class PartialEvaluator {
         aliases.delete(name);
         return stop;
       }
+    }
+    if (
+      e.type === 'somein' &&
+      !e.negated &&
+      !e.key &&
+      e.value.type === 'var' &&
+      this.isUnknownRef(e.collection)
+    ) {
+      // `some r in data.resources` makes `r` stand for `data.resources[_]`.
+      const collection = e.collection as Extract<Term, { type: 'ref' }>;
+      const index: Term = { type: 'var', name: `_$in${this.wildcards++}`, loc: e.loc };
+      aliases.set(e.value.name, { ...collection, path: [...collection.path, index] });
+      const stop = k();
+      aliases.delete(e.value.name);
+      return stop;
     }
     return this.ground(e, env, (kept) => {
       residual.push(kept);

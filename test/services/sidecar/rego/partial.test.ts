@@ -21,6 +21,11 @@ filter_projects if {
   project.stars >= input.minStars
 }
 
+some_in if {
+  some r in data.resources
+  r.owner == input.user.name
+}
+
 by_tag if {
   data.resources[_].tags.kind in ["a", "b"]
 }
@@ -109,6 +114,12 @@ test('membership is $in: a list for `field in list`, a scalar wrapped for `x in 
   assert.deepEqual(mongo('data.policies.by_member', { user: { name: 'bob' } }), {
     $or: [{ $and: [{ members: { $in: ['bob'] } }] }],
   });
+});
+
+test('`some r in data.resources` makes r stand for each row', () => {
+  const residual = policy.partial('data.policies.some_in', { input: { user: { name: 'bob' } } });
+  assert.deepEqual(formatResidual(residual), [['equal(data.resources[_].owner, "bob")']]);
+  assert.deepEqual(toMongoQuery(residual), { $or: [{ $and: [{ owner: { $eq: 'bob' } }] }] });
 });
 
 test('a bare data.resources[_] is no condition', () => {
