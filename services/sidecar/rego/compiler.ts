@@ -4,6 +4,7 @@
  * use (OPA's safety check), and rules are grouped by path.
  */
 import type { Body, Expr, Module, Rule, RuleKind, Term } from './ast.ts';
+import { PRINT } from './builtins/index.ts';
 import { type Location, RegoError } from './errors.ts';
 import { checkRecursion } from './recursion.ts';
 import { type ArityOf, orderBody } from './safety.ts';
@@ -272,7 +273,7 @@ export class Resolver {
     const alias = this.aliases.get(first!);
     if (alias) return [refToName(alias), ...rest].join('.');
     if (this.ruleNames.has(first!)) return ['data', ...this.pkg, name].join('.');
-    if (this.arityOf(name) === undefined && !name.startsWith('data.')) {
+    if (this.arityOf(name) === undefined && !name.startsWith('data.') && name !== PRINT) {
       throw new RegoError('rego_type_error', `undefined function ${name}`, loc);
     }
     return name;

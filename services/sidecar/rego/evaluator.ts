@@ -4,7 +4,7 @@
  * Bindings live in one mutable map per rule body and are undone on backtrack.
  */
 import type { Body, Expr, Rule, Term } from './ast.ts';
-import { BUILTINS } from './builtins/index.ts';
+import { BUILTINS, PRINT } from './builtins/index.ts';
 import type { Builtin } from './builtins/types.ts';
 import type { CompiledPlan, RuleNode, RuleSet } from './compiler.ts';
 import {
@@ -19,7 +19,7 @@ import {
 } from './documents.ts';
 import { BuiltinError, type Location, RegoError } from './errors.ts';
 import { constantValue, hasUnbound, isRoot, refPath } from './terms.ts';
-import { equal, keyOf, RegoObject, RegoSet, type Value } from './values.ts';
+import { equal, formatValue, keyOf, RegoObject, RegoSet, type Value } from './values.ts';
 
 export type Cont = () => boolean;
 type ValueCont = (v: Value) => boolean;
@@ -40,17 +40,21 @@ export interface EvalOptions {
   input?: Value;
   data?: Value;
   strictBuiltinErrors?: boolean;
+  /** Receives the lines of `print(...)`; without it `print` only succeeds. */
+  print?: (line: string) => void;
 }
 
 export class Evaluator {
   private ctx: Context;
   private readonly strict: boolean;
+  private readonly print: (line: string) => void;
 
   constructor(
     private readonly plan: CompiledPlan,
     options: EvalOptions,
   ) {
     this.strict = options.strictBuiltinErrors ?? false;
+    this.print = options.print ?? (() => {});
     this.ctx = {
       input: options.input,
       data: options.data ?? new RegoObject(),
@@ -529,10 +533,25 @@ export class Evaluator {
 
   private call(callTerm: Extract<Term, { type: 'call' }>, args: Term[], env: Env, k: ValueCont): boolean {
     const name = callTerm.name;
+    if (name === PRINT) return this.printCall(args, env, k);
     const replaced = this.ctx.functions.get(name);
     if (replaced?.kind === 'value') return this.terms(args, env, () => k(replaced.value));
     const target = replaced?.kind === 'function' ? replaced.name : name;
     return this.terms(args, env, (values) => this.callValues(target, values, callTerm.loc, k));
+  }
+
+  /** OPA's `print`: every argument in `%v` form, `<undefined>` for an undefined one; always true. */
+  private printCall(args: Term[], env: Env, k: ValueCont): boolean {
+    const parts = args.map((a) => {
+      let text = '<undefined>';
+      this.term(a, env, (v) => {
+        text = typeof v === 'string' ? v : formatValue(v);
+        return true;
+      });
+      return text;
+    });
+    this.print(parts.join(' '));
+    return k(true);
   }
 
   private callValues(name: string, values: Value[], loc: Location, k: ValueCont): boolean {

@@ -34,6 +34,8 @@ export interface EvalInput {
   data?: unknown;
   /** Builtin errors fail the query instead of making the call undefined. */
   strictBuiltinErrors?: boolean;
+  /** Receives the lines of `print(...)` in the policy; without it `print` is silent. */
+  print?: (line: string) => void;
 }
 
 /** One solution: the values of the query's variables. */
@@ -99,6 +101,7 @@ export class Policy {
       input,
       data: fromJSON(options.data ?? {}),
       strictBuiltinErrors: options.strictBuiltinErrors,
+      print: options.print,
     });
   }
 }

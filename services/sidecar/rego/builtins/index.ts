@@ -44,6 +44,9 @@ export const BUILTINS: BuiltinTable = {
   ...time,
 };
 
+/** `print` takes any number of arguments, so it is not in the table; the evaluator runs it. */
+export const PRINT = 'print';
+
 export function builtinArity(name: string): number | undefined {
   return (BUILTINS[name] as Builtin | undefined)?.arity;
 }

@@ -157,6 +157,17 @@ test('integer literals beyond 2^53 compare, key and print exactly', () => {
   );
 });
 
+test('print sends its arguments to the print hook and always succeeds', () => {
+  const lines: string[] = [];
+  const rego = 'package test\np if { print("user", input.user, input.missing, {1}); input.user == "ann" }';
+  assert.deepEqual(
+    solutions({ t: rego }, 'x := data.test.p', { input: { user: 'ann' }, print: (l) => lines.push(l) }),
+    [{ x: true }],
+  );
+  assert.deepEqual(lines, ['user ann <undefined> {1}']);
+  assert.equal(xOf(rego, 'x := data.test.p', { input: { user: 'ann' } }), true);
+});
+
 test('a query binds each solution of its variables', () => {
   const all = solutions({}, 'some x in [1, 2, 3]; x > 1');
   assert.deepEqual(all, [{ x: 2 }, { x: 3 }]);
