@@ -9,6 +9,7 @@ import { type Location, RegoError } from './errors.ts';
 import { checkRecursion } from './recursion.ts';
 import { type ArityOf, orderBody } from './safety.ts';
 import { declaredIn, renameBody, renameTerm } from './scope.ts';
+import { refPath } from './terms.ts';
 
 export interface RuleSet {
   path: string[];
@@ -201,9 +202,20 @@ export class Resolver {
     return new Map([...declared].filter((n) => !n.startsWith('_$')).map((n) => [n, `${n}$${this.fresh++}`]));
   }
 
-  /** `with` targets keep `input`/`data` and function names as written, resolved to full names. */
+  /** A `with` target: a ground ref into `input` or `data`, or the name of a function. */
   private withTarget(target: Term): Term {
-    return this.term(target, new Set());
+    const resolved = this.term(target, new Set());
+    const path = refPath(resolved);
+    const root = path?.[0];
+    const isFunction = path !== undefined && this.arityOf(path.join('.')) !== undefined;
+    if (!path || (root !== 'input' && root !== 'data' && !isFunction)) {
+      throw new RegoError(
+        'rego_compile_error',
+        'with keyword target must reference existing input, data, or a function',
+        target.loc,
+      );
+    }
+    return resolved;
   }
 
   term(t: Term, locals: Set<string>): Term {
@@ -271,7 +283,7 @@ export class Resolver {
     const [first, ...rest] = name.split('.');
     if (locals.has(first!)) return name;
     const alias = this.aliases.get(first!);
-    if (alias) return [refToName(alias), ...rest].join('.');
+    if (alias) return [...(refPath(alias) ?? []), ...rest].join('.');
     if (this.ruleNames.has(first!)) return ['data', ...this.pkg, name].join('.');
     if (this.arityOf(name) === undefined && !name.startsWith('data.') && name !== PRINT) {
       throw new RegoError('rego_type_error', `undefined function ${name}`, loc);
@@ -295,12 +307,6 @@ export class Resolver {
       loc,
     };
   }
-}
-
-function refToName(t: Term): string {
-  if (t.type === 'var') return t.name;
-  if (t.type !== 'ref' || t.head.type !== 'var') return '';
-  return [t.head.name, ...t.path.map((p) => (p.type === 'scalar' ? String(p.value) : ''))].join('.');
 }
 
 /** OPA's rule for `:=`: a variable is assigned once, and not after the body used it. */

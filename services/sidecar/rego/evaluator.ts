@@ -157,13 +157,8 @@ export class Evaluator {
       if (i === e.with.length) return done();
       const w = e.with[i]!;
       const target = w.target;
-      const path = refPath(target);
-      if (!path)
-        throw new RegoError(
-          'rego_compile_error',
-          'with keyword target must reference existing input, data, or a function',
-          e.loc,
-        );
+      // The compiler checked that the target is a ground path.
+      const path = refPath(target)!;
       const fnName = path.join('.');
       if ((path[0] !== 'input' && path[0] !== 'data') || this.isFunction(fnName)) {
         const replacement = this.replacementFor(w.value);
@@ -177,7 +172,7 @@ export class Evaluator {
         });
       }
       return this.term(w.value, env, (value) => {
-        if (path[0] === 'input') next.input = setPath(outer.input, path.slice(1), value);
+        if (path[0] === 'input') next.input = setPath(next.input, path.slice(1), value);
         else next.overrides.set(path.slice(1).join('\u0000'), value);
         return apply(i + 1, done);
       });

@@ -89,6 +89,13 @@ r := double(2)
   assert.equal(xOf(rego, 'x := data.test.q with data.cfg.limit as 3', { data: { cfg: { limit: 1 } } }), 3);
   assert.equal(xOf(rego, 'x := data.test.r with data.test.double as 99'), 99);
   assert.equal(xOf(rego, 'x := count([1, 2]) with count as 42'), 42);
+  assert.deepEqual(
+    xOf('package test\np := [input.a, input.b]', 'x := data.test.p with input.a as 1 with input.b as 2'),
+    [1, 2],
+  );
+  const err = errorOf(() => compile({}).eval('x := 1 with foo as 2'));
+  assert.equal(err.code, 'rego_compile_error');
+  assert.match(err.detail, /with keyword target must reference existing input, data, or a function/);
 });
 
 test('the body is reordered so that variables are bound before use', () => {
