@@ -4,6 +4,14 @@
  */
 import { builtinError } from '../errors.ts';
 import type { Value } from '../values.ts';
+import {
+  type CalendarFields,
+  calendarFields,
+  formatLayout,
+  parseLayout,
+  utcMs,
+  weekdayName,
+} from './time-layout.ts';
 import { type BuiltinTable, int, mustBe, num, str } from './types.ts';
 
 const INT64_MIN = -(2n ** 63n);
@@ -19,15 +27,12 @@ const DURATION_UNITS: Record<string, number> = {
   m: 60e9,
   h: 3600e9,
 };
-const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
 
 function parseRFC3339(name: string, s: string): number {
   const m = RFC3339.exec(s);
   if (!m) throw builtinError(`${name}: parsing time ${JSON.stringify(s)} as RFC3339 failed`);
   const [, y, mo, d, h, mi, sec, frac = '', zone] = m;
-  const seconds = BigInt(
-    Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(sec)) / 1000,
-  );
+  const seconds = BigInt(utcMs(Number(y), Number(mo), Number(d), Number(h), Number(mi), Number(sec)) / 1000);
   let offset = 0n;
   if (zone !== 'Z' && zone !== 'z') {
     const sign = zone![0] === '-' ? -1n : 1n;
@@ -58,50 +63,40 @@ function parseDuration(name: string, s: string): number {
   return sign * Math.round(total);
 }
 
-/** Calendar fields of `[ns, tz]` or `ns` (UTC), via Intl for named zones. */
-function fields(
-  name: string,
-  arg: Value,
-): { y: number; mo: number; d: number; h: number; mi: number; s: number; wd: number } {
-  let ns: number;
+/** An instant operand: `ns`, `[ns, tz]` or `[ns, tz, layout]`. */
+function instant(name: string, arg: Value): { ns: number; zone: string; layout?: string } {
+  if (!Array.isArray(arg)) return { ns: num(name, [arg], 0), zone: 'UTC' };
+  const ns = num(name, [arg[0] ?? null], 0);
   let zone = 'UTC';
-  if (Array.isArray(arg)) {
-    ns = num(name, [arg[0] ?? null], 0);
-    if (arg[1] !== undefined) {
-      mustBe(name, 0, arg[1], 'string');
-      zone = (arg[1] as string) === '' || arg[1] === 'Local' ? 'UTC' : (arg[1] as string);
-    }
-  } else ns = num(name, [arg], 0);
-  const date = new Date(Math.floor(ns / 1e6));
-  let parts: Record<string, string>;
+  if (arg[1] !== undefined) {
+    mustBe(name, 0, arg[1], 'string');
+    if (arg[1] !== '' && arg[1] !== 'Local') zone = arg[1] as string;
+  }
+  const layout = arg[2] === undefined ? undefined : str(name, [arg[2]], 0);
+  return { ns, zone, layout };
+}
+
+function fields(name: string, arg: Value): CalendarFields & { layout?: string } {
+  const { ns, zone, layout } = instant(name, arg);
   try {
-    parts = Object.fromEntries(
-      new Intl.DateTimeFormat('en-US', {
-        timeZone: zone,
-        hourCycle: 'h23',
-        year: 'numeric',
-        month: 'numeric',
-        day: 'numeric',
-        hour: 'numeric',
-        minute: 'numeric',
-        second: 'numeric',
-        weekday: 'long',
-      })
-        .formatToParts(date)
-        .map((p) => [p.type, p.value]),
-    );
+    return { ...calendarFields(ns, zone), layout };
   } catch {
     throw builtinError(`${name}: unknown time zone ${zone}`);
   }
-  return {
-    y: Number(parts.year),
-    mo: Number(parts.month),
-    d: Number(parts.day),
-    h: Number(parts.hour),
-    mi: Number(parts.minute),
-    s: Number(parts.second),
-    wd: WEEKDAYS.indexOf(parts.weekday!),
-  };
+}
+
+/** Go's `time.Time` difference in calendar units, borrowing like OPA's `time.diff`. */
+function diff(a: CalendarFields, b: CalendarFields): number[] {
+  let [y, mo, d, h, mi, s] = [b.y - a.y, b.mo - a.mo, b.d - a.d, b.h - a.h, b.mi - a.mi, b.s - a.s];
+  if (s < 0) [s, mi] = [s + 60, mi - 1];
+  if (mi < 0) [mi, h] = [mi + 60, h - 1];
+  if (h < 0) [h, d] = [h + 24, d - 1];
+  if (d < 0) {
+    const daysInMonth = new Date(utcMs(a.y, a.mo + 1, 0)).getUTCDate();
+    [d, mo] = [d + daysInMonth, mo - 1];
+  }
+  if (mo < 0) [mo, y] = [mo + 12, y - 1];
+  return [y, mo, d, h, mi, s];
 }
 
 export const time: BuiltinTable = {
@@ -122,7 +117,34 @@ export const time: BuiltinTable = {
       return [f.y, f.mo, f.d];
     },
   },
-  'time.weekday': { arity: 1, fn: ([a], name) => WEEKDAYS[fields(name, a!).wd]! },
+  'time.weekday': { arity: 1, fn: ([a], name) => weekdayName(fields(name, a!).wd) },
+  'time.format': {
+    arity: 1,
+    fn: ([a], name) => {
+      const f = fields(name, a!);
+      return formatLayout(f, f.layout ?? '2006-01-02T15:04:05.999999999Z07:00');
+    },
+  },
+  'time.parse_ns': {
+    arity: 2,
+    fn: (args, name) => {
+      const layout = str(name, args, 0);
+      const value = str(name, args, 1);
+      const ns = parseLayout(layout, value);
+      if (ns === undefined)
+        throw builtinError(`${name}: parsing time ${JSON.stringify(value)} as ${JSON.stringify(layout)}`);
+      return Number(ns);
+    },
+  },
+  'time.diff': {
+    arity: 2,
+    fn: ([a, b], name) => {
+      const ta = instant(name, a!).ns;
+      const tb = instant(name, b!).ns;
+      const [first, second] = ta <= tb ? [a!, b!] : [b!, a!];
+      return diff(fields(name, first), fields(name, second));
+    },
+  },
   'time.add_date': {
     arity: 4,
     fn: (args, name) => {

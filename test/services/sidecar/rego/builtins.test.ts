@@ -114,6 +114,27 @@ test('types, bits, net, semver, time', () => {
   assert.equal(call('time.weekday(0)'), 'Thursday');
 });
 
+test('time.format, time.parse_ns and time.diff with Go layouts and zones', () => {
+  const ns = 1707580800000000000; // 2024-02-10T16:00:00Z
+  assert.equal(call(`time.format(${ns})`), '2024-02-10T16:00:00Z');
+  assert.equal(call(`time.format([${ns}, "America/New_York"])`), '2024-02-10T11:00:00-05:00');
+  assert.equal(call(`time.format([${ns}, "UTC", "Mon Jan _2 15:04:05 2006"])`), 'Sat Feb 10 16:00:00 2024');
+  assert.equal(
+    call(`time.format([${ns}, "Europe/Rome", "2006-01-02 03:04PM -0700"])`),
+    '2024-02-10 05:00PM +0100',
+  );
+  assert.equal(call('time.parse_ns("2006-01-02T15:04:05Z07:00", "2024-02-10T17:00:00+01:00")'), ns);
+  assert.equal(call('time.parse_ns("Jan 2 2006 3:04PM", "Feb 10 2024 4:00PM")'), ns);
+  assert.equal(call('time.parse_ns("2006-01-02", "10/02/2024")'), undefined);
+  assert.deepEqual(
+    call(
+      'time.diff(time.parse_rfc3339_ns("2021-03-01T12:30:15Z"), time.parse_rfc3339_ns("2020-01-31T00:00:00Z"))',
+    ),
+    [1, 1, 1, 12, 30, 15],
+  );
+  assert.equal(errorOf(() => call(`time.clock([${ns}, "Mars/Olympus"])`, true)).code, 'eval_builtin_error');
+});
+
 test('hashes and HMAC', () => {
   assert.equal(
     call('crypto.sha256("abc")'),
