@@ -12,10 +12,10 @@ export class RegoSet {
     for (const v of values) this.add(v);
   }
   add(v: Value): void {
-    this.items.set(keyOf(v), v);
+    this.items.set(mapKey(v), v);
   }
   has(v: Value): boolean {
-    return this.items.has(keyOf(v));
+    return this.items.has(mapKey(v));
   }
   get size(): number {
     return this.items.size;
@@ -34,16 +34,16 @@ export class RegoObject {
     for (const [k, v] of pairs) this.set(k, v);
   }
   set(k: Value, v: Value): void {
-    this.entries.set(keyOf(k), [k, v]);
+    this.entries.set(mapKey(k), [k, v]);
   }
   get(k: Value): Value | undefined {
-    return this.entries.get(keyOf(k))?.[1];
+    return this.entries.get(mapKey(k))?.[1];
   }
   has(k: Value): boolean {
-    return this.entries.has(keyOf(k));
+    return this.entries.has(mapKey(k));
   }
   delete(k: Value): void {
-    this.entries.delete(keyOf(k));
+    this.entries.delete(mapKey(k));
   }
   get size(): number {
     return this.entries.size;
@@ -80,6 +80,14 @@ const typeRank: Record<TypeName, number> = {
   set: 6,
 };
 
+/**
+ * The key of a member of a set or object: strings, the common case, need no escaping because no
+ * `keyOf` result starts with `s`.
+ */
+function mapKey(v: Value): string {
+  return typeof v === 'string' ? `s${v}` : keyOf(v);
+}
+
 /** A string that is equal for equal values and different otherwise (1 and 1.0 share one key). */
 export function keyOf(v: Value): string {
   if (v === null) return 'n';
@@ -98,12 +106,13 @@ export function keyOf(v: Value): string {
   }
   if (Array.isArray(v)) return `[${v.map(keyOf).join(',')}]`;
   if (v instanceof RegoObject) {
-    return `{${[...v.entries.keys()]
+    return `{${v
+      .pairs()
+      .map(([k, val]) => `${keyOf(k)}:${keyOf(val)}`)
       .sort()
-      .map((k) => `${k}:${keyOf(v.entries.get(k)![1])}`)
       .join(',')}}`;
   }
-  return `<${[...v.items.keys()].sort().join(',')}>`;
+  return `<${v.values().map(keyOf).sort().join(',')}>`;
 }
 
 /** OPA's total order: by type rank, then by value (arrays, objects and sets element-wise). */
