@@ -5,7 +5,7 @@
  */
 import type { Body, Expr, Rule, Term } from './ast.ts';
 import { BUILTINS, PRINT } from './builtins/index.ts';
-import type { Builtin } from './builtins/types.ts';
+import type { Builtin, BuiltinContext } from './builtins/types.ts';
 import type { CompiledPlan, RuleNode, RuleSet } from './compiler.ts';
 import {
   baseAt,
@@ -48,6 +48,7 @@ export class Evaluator {
   private ctx: Context;
   private readonly strict: boolean;
   private readonly print: (line: string) => void;
+  private readonly builtinContext: BuiltinContext = { nowNs: Date.now() * 1e6 };
 
   constructor(
     private readonly plan: CompiledPlan,
@@ -561,7 +562,7 @@ export class Evaluator {
     try {
       if (builtin.all) results = builtin.all(values, name);
       else {
-        const result = builtin.fn(values, name);
+        const result = builtin.fn(values, name, this.builtinContext);
         results = result === undefined ? [] : [result];
       }
     } catch (err) {

@@ -5,7 +5,7 @@
 import { createHmac, createPublicKey, type KeyObject, timingSafeEqual, verify } from 'node:crypto';
 import { builtinError } from '../errors.ts';
 import { fromJSON, RegoObject, typeName, type Value } from '../values.ts';
-import { type BuiltinTable, obj, str } from './types.ts';
+import { type BuiltinContext, type BuiltinTable, obj, str } from './types.ts';
 
 interface Token {
   header: Value;
@@ -106,7 +106,7 @@ function verifier(alg: string) {
   };
 }
 
-function decodeVerify(args: Value[], name: string): Value {
+function decodeVerify(args: Value[], name: string, ctx: BuiltinContext): Value {
   const jwt = str(name, args, 0);
   const constraints = obj(name, args, 1);
   const invalid: Value = [false, new RegoObject(), new RegoObject()];
@@ -121,7 +121,7 @@ function decodeVerify(args: Value[], name: string): Value {
   if (!verifySignature(token, token.alg, material)) return invalid;
   const payload = token.payload instanceof RegoObject ? token.payload : new RegoObject();
   const timeNs = constraints.get('time');
-  const nowSeconds = (typeName(timeNs ?? null) === 'number' ? Number(timeNs) : Date.now() * 1e6) / 1e9;
+  const nowSeconds = (typeName(timeNs ?? null) === 'number' ? Number(timeNs) : ctx.nowNs) / 1e9;
   const exp = payload.get('exp');
   if (typeof exp === 'number' && nowSeconds >= exp) return invalid;
   const nbf = payload.get('nbf');

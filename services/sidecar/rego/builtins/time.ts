@@ -100,7 +100,7 @@ function diff(a: CalendarFields, b: CalendarFields): number[] {
 }
 
 export const time: BuiltinTable = {
-  'time.now_ns': { arity: 0, fn: () => Date.now() * 1e6 },
+  'time.now_ns': { arity: 0, fn: (_args, _name, ctx) => ctx.nowNs },
   'time.parse_rfc3339_ns': { arity: 1, fn: (args, name) => parseRFC3339(name, str(name, args, 0)) },
   'time.parse_duration_ns': { arity: 1, fn: (args, name) => parseDuration(name, str(name, args, 0)) },
   'time.clock': {

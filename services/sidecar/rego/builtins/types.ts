@@ -2,10 +2,16 @@
 import { typeError } from '../errors.ts';
 import { RegoObject, RegoSet, type TypeName, typeName, type Value } from '../values.ts';
 
+/** What one evaluation shares between builtin calls. */
+export interface BuiltinContext {
+  /** `time.now_ns`: one instant per evaluation, as in OPA. */
+  nowNs: number;
+}
+
 export interface Builtin {
   arity: number;
   /** Returns the result, or undefined when the call is undefined. Throws BuiltinError on error. */
-  fn: (args: Value[], name: string) => Value | undefined;
+  fn: (args: Value[], name: string, ctx: BuiltinContext) => Value | undefined;
   /** For relations such as `walk`: every result, each one a solution. */
   all?: (args: Value[], name: string) => Value[];
 }

@@ -135,6 +135,12 @@ test('time.format, time.parse_ns and time.diff with Go layouts and zones', () =>
   assert.equal(errorOf(() => call(`time.clock([${ns}, "Mars/Olympus"])`, true)).code, 'eval_builtin_error');
 });
 
+test('time.now_ns is one instant for the whole evaluation', () => {
+  const [s] = solutions({}, 'a := time.now_ns(); b := [time.now_ns() | some _ in numbers.range(1, 2000)]');
+  assert.ok(Math.abs((s!.a as number) - Date.now() * 1e6) < 60e9);
+  assert.ok((s!.b as number[]).every((n) => n === s!.a));
+});
+
 test('hashes and HMAC', () => {
   assert.equal(
     call('crypto.sha256("abc")'),
