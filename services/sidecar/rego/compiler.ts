@@ -359,7 +359,7 @@ function argVars(args: Term[]): string[] {
 }
 
 /** Variables of a term outside comprehension bodies (those have their own scope). */
-export function collectVars(t: Term, into: Set<string>): void {
+function collectVars(t: Term, into: Set<string>): void {
   switch (t.type) {
     case 'var':
       if (!ROOTS.has(t.name)) into.add(t.name);

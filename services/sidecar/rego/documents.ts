@@ -38,7 +38,7 @@ export function insertAt(root: RegoObject, keys: Value[], value: Value, setLeaf:
  */
 const ruleValues = new WeakSet<RegoObject>();
 
-export function isRuleValue(v: Value): boolean {
+function isRuleValue(v: Value): boolean {
   return v instanceof RegoObject && ruleValues.has(v);
 }
 

@@ -2,7 +2,7 @@
 import type { Expr, Term } from './ast.ts';
 import { formatValue } from './values.ts';
 
-export function formatTerm(t: Term): string {
+function formatTerm(t: Term): string {
   switch (t.type) {
     case 'scalar':
       return formatValue(t.value);

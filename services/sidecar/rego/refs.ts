@@ -13,7 +13,7 @@ export function ruleDataRefs(rule: Rule, on: OnPath): void {
 /** Called with the ground prefix of each `data` ref, and with `data.…` function names as paths. */
 export type OnPath = (path: string[]) => void;
 
-export function bodyRefs(body: Body, on: OnPath): void {
+function bodyRefs(body: Body, on: OnPath): void {
   for (const e of body) exprRefs(e, on);
 }
 

@@ -207,7 +207,7 @@ export function formatValue(v: Value): string {
     .join(', ')}}`;
 }
 
-export function formatNumber(n: number): string {
+function formatNumber(n: number): string {
   if (Number.isInteger(n) && Math.abs(n) >= 1e21) return BigInt(n).toString();
   return String(n);
 }
