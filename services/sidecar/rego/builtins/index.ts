@@ -20,6 +20,7 @@ import { time } from './time.ts';
 import { typeChecks } from './typechecks.ts';
 import type { Builtin, BuiltinTable } from './types.ts';
 import { units } from './units.ts';
+import { yaml } from './yaml.ts';
 
 export const BUILTINS: BuiltinTable = {
   ...comparison,
@@ -38,6 +39,7 @@ export const BUILTINS: BuiltinTable = {
   ...glob,
   ...net,
   ...json,
+  ...yaml,
   ...graph,
   ...semver,
   ...jwt,

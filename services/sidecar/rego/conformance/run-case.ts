@@ -6,16 +6,15 @@
 import { isDeepStrictEqual } from 'node:util';
 import { compile, RegoError } from '../index.ts';
 import { toJSON, type Value } from '../values.ts';
-import type { Yaml } from './yaml.ts';
 
 export interface ConformanceCase {
   note: string;
   query: string;
   modules?: string[];
-  data?: Yaml;
-  input?: Yaml;
+  data?: unknown;
+  input?: unknown;
   input_term?: string;
-  want_result?: Yaml[];
+  want_result?: unknown[];
   want_error_code?: string;
   want_error?: string;
   sort_bindings?: boolean;

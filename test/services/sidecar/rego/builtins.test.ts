@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
-import { test } from 'uvu';
 import { compile } from '../../../../services/sidecar/rego/index.ts';
+import { test } from '../../../support/suite.ts';
 import { errorOf, solutions } from './helpers.ts';
 
 /** The value of `expr` in an empty policy, or undefined. */
@@ -19,6 +19,18 @@ test('type errors make the call undefined, or fail the query with eval_type_erro
     errorOf(() => call('count(1)', true)).detail,
     'count: operand 1 must be one of {array, object, set, string} but got number',
   );
+});
+
+test('yaml: marshal and unmarshal round-trip sets as lists; a bad document is a builtin error', () => {
+  assert.deepEqual(call('yaml.unmarshal(yaml.marshal({"a": {2, 1}, "b": [null, true]}))'), {
+    a: [1, 2],
+    b: [null, true],
+  });
+  assert.equal(call('yaml.marshal({"k": "v"})'), 'k: v\n');
+  assert.equal(call('yaml.is_valid("a: [1")'), false);
+  assert.equal(call('yaml.is_valid(1)'), false);
+  assert.equal(call('yaml.unmarshal("a: [1")'), undefined);
+  assert.equal(errorOf(() => call('yaml.unmarshal("a: [1")', true)).code, 'eval_builtin_error');
 });
 
 test('undefined arguments make the call undefined', () => {

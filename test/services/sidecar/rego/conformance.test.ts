@@ -7,9 +7,9 @@
 import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { test } from 'uvu';
 import { loadCaseFiles } from '../../../../services/sidecar/rego/conformance/load.ts';
 import { runCase } from '../../../../services/sidecar/rego/conformance/run-case.ts';
+import { test } from '../../../support/suite.ts';
 
 const CASES_DIR = join(import.meta.dirname, '../../../../../shared/conformance/opa/v1');
 const KNOWN_FAILURES = join(import.meta.dirname, 'known-failures.json');

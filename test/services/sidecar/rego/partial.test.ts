@@ -1,11 +1,11 @@
 import * as assert from 'node:assert/strict';
-import { test } from 'uvu';
 import {
   compile,
   formatResidual,
   RowFilterError,
   toMongoQuery,
 } from '../../../../services/sidecar/rego/index.ts';
+import { test } from '../../../support/suite.ts';
 import { errorOf } from './helpers.ts';
 
 const policy = compile({
