@@ -16,11 +16,11 @@ import { createKafkaBroker } from '../../../engine/broker/kafka/index.ts';
 import type { ConsumedMessage } from '../../../engine/broker/types.ts';
 import type { JsonValue } from '../../../engine/record/json.ts';
 import { configFor, DIAMOND } from '../../support/configs.ts';
-import { create, remove, update } from '../../support/embedded.ts';
 import { type KafkaFixture, startKafka } from '../../support/kafka.ts';
 import { startMongo } from '../../support/mongo.ts';
 import { expectedAggregates, type InputEvent } from '../../support/oracle.ts';
 import { freePorts } from '../../support/process.ts';
+import { randomEvents, seeded } from '../../support/random-events.ts';
 import { repeatOnStandInDefect } from '../../support/retry.ts';
 import { test } from '../../support/suite.ts';
 
@@ -45,36 +45,18 @@ async function until(what: string, check: () => Promise<boolean>, timeoutMs: num
   }
 }
 
-function seeded(seed: number) {
-  let x = seed >>> 0 || 1;
-  return () => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return (x >>> 0) / 0x1_0000_0000;
-  };
-}
-
 /** Creates, updates, child moves (a new parent id) and deletes, heads deleted often. */
-function seededEvents(seed: number, count: number): InputEvent[] {
-  const rnd = seeded(seed);
-  const pick = <T>(list: readonly T[]): T => list[Math.floor(rnd() * list.length)] as T;
-  const ids = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
-  const fields: Record<string, Record<string, () => number>> = {
-    customers: {},
-    orders: { customerId: () => pick(ids(12)) },
-    payments: { customerId: () => pick(ids(12)) },
-    refunds: { orderId: () => pick(ids(20)), paymentId: () => pick(ids(20)) },
-  };
-  return Array.from({ length: count }, (_, i) => {
-    const node = pick(DIAMOND.nodes);
-    const id = pick(ids(node === 'customers' ? 12 : 20));
-    if (rnd() < (node === 'customers' ? 0.25 : 0.1)) return remove(node, { id });
-    const after: Record<string, unknown> = { id, n: i };
-    for (const [field, value] of Object.entries(fields[node] ?? {})) after[field] = value();
-    return rnd() < 0.5 ? create(node, after) : update(node, after);
+const seededEvents = (seed: number, count: number): InputEvent[] =>
+  randomEvents(seeded(seed), count, {
+    nodes: DIAMOND.nodes,
+    population: (node) => (node === 'customers' ? 12 : 20),
+    deleteRate: (node) => (node === 'customers' ? 0.25 : 0.1),
+    fields: {
+      orders: { customerId: (draw) => draw.id(12) },
+      payments: { customerId: (draw) => draw.id(12) },
+      refunds: { orderId: (draw) => draw.id(20), paymentId: (draw) => draw.id(20) },
+    },
   });
-}
 
 interface Instance {
   readonly child: ChildProcess;

@@ -1,4 +1,3 @@
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { MemoryBroker } from '../../../engine/broker/memory/index.ts';
 import type { ConsumedMessage } from '../../../engine/broker/types.ts';
@@ -16,6 +15,7 @@ import { recomputeHeads } from '../../../engine/runtime/recompute.ts';
 import { MemoryStore } from '../../../engine/store/index.ts';
 import { configFor, DIAMOND } from '../../support/configs.ts';
 import { crashableInstance } from '../../support/crashable.ts';
+import { suite } from '../../support/suite.ts';
 
 /**
  * Issue 21: an instance is SIGKILLed in the middle of a recompute of head key {id:1}; the

@@ -1,4 +1,3 @@
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { MemoryBroker } from '../../../engine/broker/memory/index.ts';
 import type { ConsumedMessage } from '../../../engine/broker/types.ts';
@@ -15,8 +14,9 @@ import { recomputeHeads } from '../../../engine/runtime/recompute.ts';
 import { MemoryStore } from '../../../engine/store/index.ts';
 import { configFor, DIAMOND } from '../../support/configs.ts';
 import { crashableInstance } from '../../support/crashable.ts';
-import { create, remove, update } from '../../support/embedded.ts';
-import { expectedAggregates, type InputEvent } from '../../support/oracle.ts';
+import { expectedAggregates } from '../../support/oracle.ts';
+import { type EventMix, randomEvents, seeded } from '../../support/random-events.ts';
+import { suite } from '../../support/suite.ts';
 
 /**
  * Property (`engine.md` §6, §7): whatever the interleaving of input batches and recomputes, the
@@ -29,39 +29,16 @@ import { expectedAggregates, type InputEvent } from '../../support/oracle.ts';
 const SEEDS = Number(process.env.INTERLEAVING_SEEDS ?? 1000);
 const FIRST_SEED = Number(process.env.INTERLEAVING_SEED ?? 1);
 
-function seeded(seed: number) {
-  let x = seed >>> 0 || 1;
-  return () => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return (x >>> 0) / 0x1_0000_0000;
-  };
-}
-
-function randomEvents(rnd: () => number, count: number): InputEvent[] {
-  const pick = <T>(list: readonly T[]): T => list[Math.floor(rnd() * list.length)] as T;
-  const ids = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
-  const fields: Record<string, Record<string, () => number>> = {
-    customers: {},
-    orders: { customerId: () => pick(ids(3)) },
-    payments: { customerId: () => pick(ids(3)) },
-    refunds: { orderId: () => pick(ids(5)), paymentId: () => pick(ids(5)) },
-  };
-  const events: InputEvent[] = [];
-  for (let i = 0; i < count; i++) {
-    const node = pick(DIAMOND.nodes);
-    const id = pick(ids(node === 'customers' ? 3 : 5));
-    if (rnd() < (node === 'customers' ? 0.3 : 0.15)) {
-      events.push(remove(node, { id }));
-      continue;
-    }
-    const after: Record<string, unknown> = { id, n: i };
-    for (const [field, value] of Object.entries(fields[node] ?? {})) after[field] = value();
-    events.push(rnd() < 0.5 ? create(node, after) : update(node, after));
-  }
-  return events;
-}
+const MIX: EventMix = {
+  nodes: DIAMOND.nodes,
+  population: (node) => (node === 'customers' ? 3 : 5),
+  deleteRate: (node) => (node === 'customers' ? 0.3 : 0.15),
+  fields: {
+    orders: { customerId: (draw) => draw.id(3) },
+    payments: { customerId: (draw) => draw.id(3) },
+    refunds: { orderId: (draw) => draw.id(5), paymentId: (draw) => draw.id(5) },
+  },
+};
 
 function compressed(updates: readonly InternalUpdate[]): InternalUpdate[] {
   const byId = new Map<string, InternalUpdate>();
@@ -81,7 +58,7 @@ async function runSeed(seed: number, mode: 'read-delete' | 'operation-forwarding
   const topics = [...DIAMOND.nodes, 'internal', 'output'];
   const broker = new MemoryBroker({ topics: Object.fromEntries(topics.map((t) => [t, 1])) });
   const shared = { store: new MemoryStore(compiled.layout), producer: broker.producer() };
-  const events = randomEvents(rnd, between(4, 16));
+  const events = randomEvents(rnd, between(4, 16), MIX);
   const messages: ConsumedMessage[] = events.map((e, offset) => ({
     topic: e.topic,
     partition: 0,
