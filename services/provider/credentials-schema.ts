@@ -27,16 +27,16 @@ export interface SchemaVersion {
 
 /** One credential form: `{type, content, expirationDate?}` (the date only from Console 10.8). */
 function credentialForm(type: CredentialType, { since108 }: SchemaVersion) {
-  const fields = { type: z.literal(type), content: CONTENT[type] };
-  return since108
-    ? z.strictObject({
-        ...fields,
-        expirationDate: z.iso
-          .datetime({ offset: true })
-          .optional()
-          .meta({ description: 'RFC 3339 date-time; since Console 10.8' }),
-      })
-    : z.strictObject(fields);
+  const form = z.strictObject({
+    type: z.literal(type),
+    content: CONTENT[type],
+    expirationDate: z.iso
+      .datetime({ offset: true })
+      .optional()
+      .meta({ description: 'RFC 3339 date-time; since Console 10.8' }),
+  });
+  // Typed as the current form: the older one only lacks an optional field.
+  return since108 ? form : (form.omit({ expirationDate: true }) as unknown as typeof form);
 }
 
 /** `credentials`: one of the given forms, told apart by `type`. */

@@ -9,6 +9,7 @@ export const CREDENTIAL_TYPES = ['token', 'userPass', 'm2m', 'client_credentials
 export type CredentialType = (typeof CREDENTIAL_TYPES)[number];
 
 export const CAPABILITIES = ['git-provider', 'secret-manager', 'ci-cd-tool'] as const;
+export type Capability = (typeof CAPABILITIES)[number];
 
 /**
  * The spec's "supported credential types per provider type". `userPass` is in the schema but in

@@ -33,20 +33,25 @@ function isPemCertificate(base64: string): boolean {
   }
 }
 
-const commonFields = (version: SchemaVersion) => ({
+const commonFields = {
   label: z.string().optional(),
   description: z.string().optional(),
-  ...(version.since108
-    ? {
-        capabilities: z.array(z.enum(CAPABILITIES)).optional().meta({ description: 'since Console 10.8' }),
-      }
-    : {}),
+  capabilities: z.array(z.enum(CAPABILITIES)).optional().meta({ description: 'since Console 10.8' }),
   urls: z.strictObject({ base: httpUrl(), apiBase: httpUrl() }),
   base64CA: base64Certificate.optional(),
   proxy: z
     .strictObject({ url: httpUrl(), username: z.string().optional(), password: z.string().optional() })
     .optional(),
-});
+};
+
+/** The body object, without `capabilities` before Console 10.8 (typed as the current one, a superset). */
+function versioned<Shape extends z.ZodRawShape & { capabilities: z.ZodType }>(
+  shape: Shape,
+  { since108 }: SchemaVersion,
+) {
+  const body = z.strictObject(shape);
+  return since108 ? body : (body.omit({ capabilities: true } as never) as unknown as typeof body);
+}
 
 export const providerIdSchema = z.string().min(1).max(256);
 
@@ -56,12 +61,15 @@ export const providerIdSchema = z.string().min(1).max(256);
  */
 export function createBodySchema(version: SchemaVersion) {
   const [first, ...rest] = PROVIDER_TYPES.map((type) =>
-    z.strictObject({
-      providerId: providerIdSchema,
-      type: z.literal(type),
-      ...commonFields(version),
-      credentials: credentialsSchema(credentialTypesFor(type), version).optional(),
-    }),
+    versioned(
+      {
+        providerId: providerIdSchema,
+        type: z.literal(type),
+        ...commonFields,
+        credentials: credentialsSchema(credentialTypesFor(type), version).optional(),
+      },
+      version,
+    ),
   );
   return z.discriminatedUnion('type', [first!, ...rest]);
 }
@@ -72,13 +80,14 @@ export function createBodySchema(version: SchemaVersion) {
  * matrix is checked against the provider merged with the stored one ({@link unsupportedCredential}).
  */
 export function patchBodySchema(version: SchemaVersion) {
-  return z
-    .strictObject({
-      type: z.enum(PROVIDER_TYPES).optional(),
-      ...commonFields(version),
-      credentials: credentialsSchema(CREDENTIAL_TYPES, version).optional(),
-    })
-    .partial();
+  return versioned(
+    {
+      type: z.enum(PROVIDER_TYPES),
+      ...commonFields,
+      credentials: credentialsSchema(CREDENTIAL_TYPES, version),
+    },
+    version,
+  ).partial();
 }
 
 export type CreateBody = z.output<ReturnType<typeof createBodySchema>>;

@@ -182,4 +182,28 @@ test('service: an unknown name is a usage error listing the services, exit 2', (
   assert.is(cli(['service']).code, 2, 'the name is required');
 });
 
+test('service: a flag the service does not take is a usage error naming the ones it takes, exit 2', () => {
+  const bogus = cli(['service', 'provider', '--bogus']);
+  assert.is(bogus.code, 2);
+  assert.match(bogus.stderr, /service provider does not take --bogus \(flags: --rotate-keys\)/);
+  assert.is(cli(['service', 'provider', '--rotate-keys=yes']).code, 2, 'the flag takes no value');
+});
+
+test('service provider: a bad environment names each variable, never the key, exit 1', () => {
+  const key = 'c2hvcnQtYnV0LXNlY3JldA==';
+  const { code, stderr } = cli(['service', 'provider', '--rotate-keys'], {
+    MONGODB_URL: 'mongodb://127.0.0.1:1',
+    AUTH_SERVICE_URL: 'http://127.0.0.1:1',
+    PROVIDERS_ENCRYPTION_KEY: key,
+  });
+  assert.is(code, 1);
+  assert.match(stderr, /PROVIDERS_ENCRYPTION_KEY: key 1 of 1: expected 32 bytes in base64 \(value hidden\)/);
+  assert.not.ok(stderr.includes(key));
+  const missing = cli(['service', 'provider']);
+  assert.is(missing.code, 1);
+  for (const name of ['MONGODB_URL', 'PROVIDERS_ENCRYPTION_KEY', 'AUTH_SERVICE_URL']) {
+    assert.match(missing.stderr, new RegExp(`${name}: required, not set`));
+  }
+});
+
 test.run();

@@ -1,0 +1,29 @@
+import type { MiddlewareHandler } from 'hono';
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import { createServiceApp, healthRoutes, type PackageInfo } from '../kit/index.ts';
+import { openApiDocument } from './openapi.ts';
+import type { Providers } from './providers.ts';
+import { providerRoutes } from './routes.ts';
+
+export interface ProviderAppOptions {
+  readonly providers: Providers;
+  /** The access check in front of every provider route. */
+  readonly access: MiddlewareHandler;
+  readonly defaultConsoleVersion: string;
+  readonly ready: () => Promise<boolean>;
+  readonly info: PackageInfo;
+  readonly logger: Logger;
+  readonly registry: Registry;
+}
+
+/** The provider API with the kit's logging, metrics, health routes and JSON errors. */
+export function createProviderApp(options: ProviderAppOptions) {
+  const { info, logger, registry, ready } = options;
+  const app = createServiceApp({ logger, registry, health: healthRoutes({ ...info, ready }) });
+  const document = openApiDocument(info);
+  app.get('/documentation/json', (c) => c.json(document));
+  app.use('/api/backend/tenants/*', options.access);
+  app.route('/', providerRoutes(options.providers, options.defaultConsoleVersion));
+  return app;
+}
