@@ -10,7 +10,7 @@ export interface KafkaChangesOptions {
   readonly topic: string;
   /** librdkafka properties, `bootstrap.servers` included. */
   readonly properties: ClientProperties;
-  /** How long a change may wait for its acknowledgement before the request answers 503. */
+  /** How long a change may wait for its acknowledgement (and a connection) before the request answers 503. */
   readonly ackTimeoutMs: number;
   readonly logger: Logger;
 }
@@ -26,7 +26,7 @@ export function kafkaChanges({
   ackTimeoutMs,
   logger,
 }: KafkaChangesOptions): ChangePublisher {
-  const producer = createKafkaBroker({ properties, logger }).producer();
+  const producer = createKafkaBroker({ properties, logger, timeoutMs: ackTimeoutMs }).producer();
   let connected: Promise<BrokerProducer> | undefined;
   const connect = () => {
     connected ??= producer.connect().then(

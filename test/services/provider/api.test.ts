@@ -249,6 +249,27 @@ test('PATCH changes what it sends and keeps the stored credentials', async () =>
   );
 });
 
+test('concurrent PATCHes: each answers 200 or 409, none is lost silently', async () => {
+  const path = `${providers('acme')}/raced`;
+  const before = (await stored('acme', 'raced'))!.version;
+  const answers = await Promise.all(
+    Array.from({ length: 6 }, (_, i) => call('PATCH', path, { body: { label: `concurrent ${i}` } })),
+  );
+  const statuses = answers.map((a) => a.status);
+  assert.ok(
+    statuses.every((s) => s === 200 || s === 409),
+    statuses.join(),
+  );
+  const applied = answers.filter((a) => a.status === 200);
+  assert.ok(applied.length >= 1);
+  const after = (await stored('acme', 'raced'))!;
+  assert.equal(after.version, before + applied.length, 'every 200 is one write');
+  assert.ok(
+    applied.some((a) => a.json.label === after.label),
+    'the stored label is one a 200 answered',
+  );
+});
+
 test('PATCH: providerId in the body 400, unknown provider 404, the matrix checked on the merged provider', async () => {
   const path = `${providers('acme')}/gitlab-main`;
   assert.equal((await call('PATCH', path, { body: { providerId: 'x' } })).status, 400);

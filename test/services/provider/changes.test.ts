@@ -125,4 +125,33 @@ test('a failed request produces nothing', async () => {
   assert.equal(messages.length, before + 1);
 });
 
+test('a broker that does not acknowledge: 503, the change itself stays stored', async () => {
+  const unreachable = await startProviderService(
+    readConfig({
+      HTTP_PORT: '0',
+      MONGODB_URL: mongo.url,
+      PROVIDERS_DATABASE: mongo.database,
+      PROVIDERS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+      AUTH_SERVICE_URL: auth.url,
+      PROVIDERS_CHANGES_TOPIC: topic,
+      KAFKA_BROKERS: '127.0.0.1:1',
+      KAFKA_ACK_TIMEOUT_MS: '1000',
+    }),
+    { logger: pino({ level: 'silent' }), handleSignals: false },
+  );
+  try {
+    const url = `http://127.0.0.1:${unreachable.port}/api/backend/tenants/acme/providers`;
+    const answer = await fetch(url, {
+      method: 'POST',
+      headers: HEADERS,
+      body: JSON.stringify(provider('unsent')),
+    });
+    assert.equal(answer.status, 503);
+    assert.match(((await answer.json()) as { message: string }).message, /stored but not acknowledged/);
+    assert.equal((await fetch(`${url}/unsent`, { headers: HEADERS })).status, 200);
+  } finally {
+    await unreachable.close();
+  }
+});
+
 test.run();
