@@ -44,5 +44,3 @@ export function credentialsSchema(types: readonly CredentialType[], version: Sch
   const [first, ...rest] = types.map((type) => credentialForm(type, version));
   return z.discriminatedUnion('type', [first!, ...rest]);
 }
-
-export type Credentials = z.output<ReturnType<typeof credentialsSchema>>;
