@@ -1,10 +1,14 @@
 import type { MiddlewareHandler } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import { createServiceApp, healthRoutes, type PackageInfo } from '../kit/index.ts';
+import { createServiceApp, HttpError, healthRoutes, type PackageInfo } from '../kit/index.ts';
 import { openApiDocument } from './openapi.ts';
 import type { Providers } from './providers.ts';
 import { providerRoutes } from './routes.ts';
+
+/** A provider body is a few kB (a CA certificate the largest part): anything far beyond is refused unread. */
+export const MAX_BODY_BYTES = 1024 * 1024;
 
 export interface ProviderAppOptions {
   readonly providers: Providers;
@@ -24,6 +28,17 @@ export function createProviderApp(options: ProviderAppOptions) {
   const document = openApiDocument(info);
   app.get('/documentation/json', (c) => c.json(document));
   app.use('/api/backend/tenants/*', options.access);
+  app.use(
+    '/api/backend/tenants/*',
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: (c) => {
+        // The rest of the body is never read: the client must not reuse this connection.
+        c.header('connection', 'close');
+        throw new HttpError(413, `request body exceeds ${MAX_BODY_BYTES} bytes`);
+      },
+    }),
+  );
   app.route('/', providerRoutes(options.providers, options.defaultConsoleVersion));
   return app;
 }

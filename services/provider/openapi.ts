@@ -68,7 +68,7 @@ export function openApiDocument(info: { name: string; version: string }): Record
             required: true,
             content: { 'application/json': { schema: { $ref: '#/components/schemas/ProviderCreate' } } },
           },
-          responses: { '201': json('Provider', 'Created'), ...errors(400, 409, 415), ...common },
+          responses: { '201': json('Provider', 'Created'), ...errors(400, 409, 413, 415), ...common },
         },
         get: {
           summary: 'List the providers of a tenant, by providerId, one page',
@@ -106,7 +106,7 @@ export function openApiDocument(info: { name: string; version: string }): Record
             required: true,
             content: { 'application/json': { schema: { $ref: '#/components/schemas/ProviderPatch' } } },
           },
-          responses: { '200': json('Provider', 'Changed'), ...errors(400, 404, 409, 415), ...common },
+          responses: { '200': json('Provider', 'Changed'), ...errors(400, 404, 409, 413, 415), ...common },
         },
         delete: {
           summary: 'Delete a provider',

@@ -4,6 +4,7 @@ import { Writable } from 'node:stream';
 import { MongoClient } from 'mongodb';
 import pino from 'pino';
 import type { RunningServer } from '../../../services/kit/index.ts';
+import { MAX_BODY_BYTES } from '../../../services/provider/app.ts';
 import { CredentialCipher, type Sealed } from '../../../services/provider/cipher.ts';
 import { type ProviderConfig, readConfig } from '../../../services/provider/config.ts';
 import { rotateStoredKeys, startProviderService } from '../../../services/provider/start.ts';
@@ -187,6 +188,8 @@ test('validation: 400 listing every problem with path and rule, never a secret',
   assert.equal(badJson.status, 400);
   const notJson = await call('POST', providers('acme'), { headers: { 'content-type': 'text/plain' } });
   assert.equal(notJson.status, 415);
+  const huge = provider('huge', 'gitlab', { description: 'x'.repeat(MAX_BODY_BYTES) });
+  assert.equal((await call('POST', providers('acme'), { body: huge })).status, 413);
 });
 
 test('console-version below 10.8 rejects capabilities and expirationDate', async () => {
