@@ -1,4 +1,6 @@
 import * as assert from 'node:assert/strict';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsPlugin from 'ajv-formats';
 import { z } from 'zod';
 import {
   CREDENTIAL_TYPES,
@@ -245,6 +247,30 @@ test('the JSON Schema states the rules: closed objects, required fields, one bra
     assert.equal(form.additionalProperties, false);
     assert.equal(form.properties.content!.additionalProperties, false);
     assert.equal(form.properties.expirationDate!.format, 'date-time');
+  }
+});
+
+test('the published JSON Schema accepts and rejects what the zod schema does', () => {
+  const ajv = new Ajv2020({ allErrors: true });
+  // ajv-formats is CommonJS: under NodeNext its default import is the module object.
+  (addFormatsPlugin as unknown as typeof addFormatsPlugin.default)(ajv);
+  // zod states base64 by a pattern as well; the format name is only informative.
+  ajv.addFormat('base64', true);
+  const validate = ajv.compile(z.toJSONSchema(create, { io: 'input' }));
+  const bodies: unknown[] = [
+    ...PROVIDER_TYPES.flatMap((type) =>
+      CREDENTIAL_TYPES.map((credential) => provider('p', type, { credentials: CREDENTIALS[credential] })),
+    ),
+    provider('p', 'gitlab', { id: 'x' }),
+    provider('p', 'gitlab', { capabilities: ['git-provider', 'nope'] }),
+    provider('p', 'gitlab', { urls: { base: 'https://a.example' } }),
+    provider('p', 'gitlab', { proxy: { username: 'u' } }),
+    provider('p', 'gitlab', { credentials: { ...CREDENTIALS.token, expirationDate: 'tomorrow' } }),
+    provider('p', 'gitlab', { credentials: { type: 'token', content: { accessToken: '' } } }),
+    { type: 'gitlab', urls: { base: 'https://a.example', apiBase: 'https://a.example' } },
+  ];
+  for (const body of bodies) {
+    assert.equal(validate(body), create.safeParse(body).success, JSON.stringify(body));
   }
 });
 
