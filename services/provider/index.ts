@@ -20,9 +20,14 @@ export const service: ServiceEntry = {
     }
     const logger = pino({ level: config.LOG_LEVEL, base: { service: 'provider' } });
     if (flags?.has('rotate-keys')) {
-      const { resealed, unchanged } = await rotateStoredKeys(config, logger);
-      io.out(`re-encrypted ${resealed} provider(s); ${unchanged} already under the current key`);
-      return 0;
+      try {
+        const { resealed, unchanged } = await rotateStoredKeys(config, logger);
+        io.out(`re-encrypted ${resealed} provider(s); ${unchanged} already under the current key`);
+        return 0;
+      } catch (error) {
+        io.err(`streamfold service provider --rotate-keys: ${(error as Error).message}`);
+        return 1;
+      }
     }
     const server = await startProviderService(config, { logger, handleSignals: false });
     return new Promise<number>((resolve) => {

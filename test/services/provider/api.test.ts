@@ -236,6 +236,19 @@ test('PATCH changes what it sends and keeps the stored credentials', async () =>
   assert.deepEqual(after.credentials, before.credentials);
   assert.equal(after.version, before.version + 1);
 
+  const proxy = await call('PATCH', `${providers('acme')}/gitlab-main`, {
+    body: { proxy: { url: 'http://proxy2.example:3128', password: `${SECRET_MARK}proxy2` } },
+  });
+  assert.deepEqual(proxy.json.proxy, { url: 'http://proxy2.example:3128' }, 'proxy replaced as a whole');
+  assert.equal(
+    new CredentialCipher([KEY_A]).open((await stored('acme', 'gitlab-main'))!.proxy.password, {
+      tenantId: 'acme',
+      providerId: 'gitlab-main',
+      field: 'proxy.password',
+    }),
+    `${SECRET_MARK}proxy2`,
+  );
+
   const replaced = await call('PATCH', `${providers('acme')}/gitlab-main`, {
     body: { credentials: CREDENTIALS.userPass },
   });
@@ -461,12 +474,14 @@ test('key rotation re-encrypts every secret with the new key; the old key can th
       providerId: 'gitlab-main',
       field: 'proxy.password',
     }),
-    `${SECRET_MARK}proxy`,
+    `${SECRET_MARK}proxy2`,
   );
   assert.deepEqual(await rotateStoredKeys(rotated, pino({ level: 'silent' })), {
     resealed: 0,
     unchanged: all.length,
   });
+  const dropped = readConfig(env({ PROVIDERS_ENCRYPTION_KEY: randomBytes(32).toString('base64') }));
+  await assert.rejects(rotateStoredKeys(dropped, pino({ level: 'silent' })), /no encryption key with id/);
 });
 
 test('no response body and no log line holds a secret', () => {
