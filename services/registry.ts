@@ -21,9 +21,20 @@ export interface ServiceEntry {
    * resolves with the process exit code once it has stopped (SIGTERM/SIGINT: graceful shutdown).
    * A bad or missing variable: a message naming each one, and exit code 1.
    */
-  run(env: Readonly<Record<string, string | undefined>>, io: ServiceIo): Promise<number>;
+  run(
+    env: Readonly<Record<string, string | undefined>>,
+    io: ServiceIo,
+    flags?: ReadonlySet<string>,
+  ): Promise<number>;
+  /**
+   * The flags the service accepts after its name (`--rotate-keys`), each with one line of help;
+   * `run` gets the ones given. The CLI rejects any other flag.
+   */
+  readonly flags?: Readonly<Record<string, string>>;
   /** The JSON Schema of the configuration file the service reads, if it reads one. */
   configSchema?(): unknown;
 }
 
-export const SERVICES: Readonly<Record<string, () => Promise<ServiceEntry>>> = {};
+export const SERVICES: Readonly<Record<string, () => Promise<ServiceEntry>>> = {
+  provider: async () => (await import('./provider/index.ts')).service,
+};

@@ -15,6 +15,11 @@ export interface CliCommand {
   /** The full `streamfold <name> --help` text. */
   usage: string;
   options: OptionsConfig;
+  /**
+   * False: flags other than `options` reach `run` (as `values`) instead of being a usage error,
+   * for a command that checks them itself (`service` passes them to the service). Default true.
+   */
+  strict?: boolean;
   /** How many positionals the command takes (exactly). */
   positionals: number;
   run(args: ParsedCommandArgs, io: CliIo): Promise<number>;

@@ -35,7 +35,7 @@ function parseCommandArgs(command: CliCommand, args: string[]) {
       args,
       options: { ...command.options, help: { type: 'boolean', short: 'h' } },
       allowPositionals: true,
-      strict: true,
+      strict: command.strict ?? true,
     });
   } catch (error) {
     // parseArgs reports unknown flags and missing option values as TypeErrors with a code.

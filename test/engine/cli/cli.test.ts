@@ -22,7 +22,7 @@ function cli(args: string[], env: Record<string, string> = {}) {
 const MONGODB_URL = 'mongodb://127.0.0.1:27017';
 
 test('validate accepts every example with a one-line summary', () => {
-  for (const name of ['single-view', 'two-parents', 'all-operators']) {
+  for (const name of ['single-view', 'two-parents', 'all-operators', 'tenant-providers']) {
     const { code, stdout } = cli(['validate', `examples/${name}/config.json`], { MONGODB_URL });
     assert.is(code, 0, name);
     assert.is(stdout.trim().split('\n').length, 1);
@@ -180,6 +180,54 @@ test('service: an unknown name is a usage error listing the services, exit 2', (
   assert.match(stderr, /streamfold service: unknown service "no-such-service" \(services: /);
   assert.match(stderr, /Usage: streamfold service <name> \[--print-config-schema\]/);
   assert.is(cli(['service']).code, 2, 'the name is required');
+});
+
+test("run --embedded joins tenants with the provider API's change events (examples/tenant-providers)", () => {
+  const { code, stdout, stderr } = cli([
+    'run',
+    'examples/tenant-providers/config.json',
+    '--embedded',
+    '--input',
+    'examples/tenant-providers/events.jsonl',
+    '--output',
+    '-',
+  ]);
+  assert.is(code, 0, stderr);
+  const lines = stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
+  const last = new Map(lines.map((l) => [l.key.tenantId, l.value.after]));
+  const providerIds = (tenantId: string) =>
+    last
+      .get(tenantId)
+      .dependencies.providers.map((p: { value: { providerId: string } }) => p.value.providerId);
+  assert.equal(providerIds('acme'), ['gitlab-main'], 'the deleted vault provider is gone');
+  assert.equal(providerIds('globex'), ['github']);
+});
+
+test('service: a flag the service does not take is a usage error naming the ones it takes, exit 2', () => {
+  const bogus = cli(['service', 'provider', '--bogus']);
+  assert.is(bogus.code, 2);
+  assert.match(bogus.stderr, /service provider does not take --bogus \(flags: --rotate-keys\)/);
+  assert.is(cli(['service', 'provider', '--rotate-keys=yes']).code, 2, 'the flag takes no value');
+});
+
+test('service provider: a bad environment names each variable, never the key, exit 1', () => {
+  const key = 'c2hvcnQtYnV0LXNlY3JldA==';
+  const { code, stderr } = cli(['service', 'provider', '--rotate-keys'], {
+    MONGODB_URL: 'mongodb://127.0.0.1:1',
+    AUTH_SERVICE_URL: 'http://127.0.0.1:1',
+    PROVIDERS_ENCRYPTION_KEY: key,
+  });
+  assert.is(code, 1);
+  assert.match(stderr, /PROVIDERS_ENCRYPTION_KEY: key 1 of 1: expected 32 bytes in base64 \(value hidden\)/);
+  assert.not.ok(stderr.includes(key));
+  const missing = cli(['service', 'provider']);
+  assert.is(missing.code, 1);
+  for (const name of ['MONGODB_URL', 'PROVIDERS_ENCRYPTION_KEY', 'AUTH_SERVICE_URL']) {
+    assert.match(missing.stderr, new RegExp(`${name}: required, not set`));
+  }
 });
 
 test.run();

@@ -1,0 +1,50 @@
+import pino from 'pino';
+import { EnvError } from '../kit/index.ts';
+import type { ServiceEntry } from '../registry.ts';
+import { readConfig } from './config.ts';
+import { rotateStoredKeys, startProviderService } from './start.ts';
+
+export const service: ServiceEntry = {
+  summary: 'provider API: git, secret-manager and CI/CD providers of a tenant, credentials encrypted',
+  flags: {
+    'rotate-keys': 'seal every stored secret with the first key of PROVIDERS_ENCRYPTION_KEY, then exit',
+  },
+  async run(env, io, flags) {
+    let config: ReturnType<typeof readConfig>;
+    try {
+      config = readConfig(env);
+    } catch (error) {
+      if (!(error instanceof EnvError)) throw error;
+      io.err(`streamfold service provider: ${error.message}`);
+      return 1;
+    }
+    const logger = pino({ level: config.LOG_LEVEL, base: { service: 'provider' } });
+    if (flags?.has('rotate-keys')) {
+      try {
+        const { resealed, unchanged } = await rotateStoredKeys(config, logger);
+        io.out(`re-encrypted ${resealed} provider(s); ${unchanged} already under the current key`);
+        return 0;
+      } catch (error) {
+        io.err(`streamfold service provider --rotate-keys: ${(error as Error).message}`);
+        return 1;
+      }
+    }
+    const server = await startProviderService(config, { logger, handleSignals: false });
+    return new Promise<number>((resolve) => {
+      const stop = (signal: NodeJS.Signals) => {
+        process.off('SIGTERM', stop);
+        process.off('SIGINT', stop);
+        logger.info({ signal }, 'signal received');
+        server.close().then(
+          () => resolve(0),
+          (err: unknown) => {
+            logger.error({ err }, 'shutdown failed');
+            resolve(1);
+          },
+        );
+      };
+      process.once('SIGTERM', stop);
+      process.once('SIGINT', stop);
+    });
+  },
+};

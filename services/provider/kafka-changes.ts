@@ -1,0 +1,68 @@
+import type { Logger } from 'pino';
+import { lastValueFrom, of, timeout } from 'rxjs';
+import { createKafkaBroker } from '../../engine/broker/kafka/index.ts';
+import type { BrokerProducer, ClientProperties } from '../../engine/broker/types.ts';
+import { produceRecords } from '../../operators/index.ts';
+import { HttpError } from '../kit/index.ts';
+import type { ChangePublisher, ProviderChange } from './changes.ts';
+
+export interface KafkaChangesOptions {
+  readonly topic: string;
+  /** librdkafka properties, `bootstrap.servers` included. */
+  readonly properties: ClientProperties;
+  /** How long a change may wait for its acknowledgement (and a connection) before the request answers 503. */
+  readonly ackTimeoutMs: number;
+  readonly logger: Logger;
+}
+
+/**
+ * Publishes each change as one record through the engine's produce operator and waits for its
+ * delivery report. The producer connects on first use; a failed connection is retried by the next
+ * change. A change not acknowledged in time is a 503 (the database change stays: see README).
+ */
+export function kafkaChanges({
+  topic,
+  properties,
+  ackTimeoutMs,
+  logger,
+}: KafkaChangesOptions): ChangePublisher {
+  const producer = createKafkaBroker({ properties, logger, timeoutMs: ackTimeoutMs }).producer();
+  let connected: Promise<BrokerProducer> | undefined;
+  const connect = () => {
+    connected ??= producer.connect().then(
+      () => producer,
+      (error: unknown) => {
+        connected = undefined;
+        throw error;
+      },
+    );
+    return connected;
+  };
+
+  return {
+    async publish({ key, value }: ProviderChange) {
+      const record = {
+        topic,
+        key: Buffer.from(JSON.stringify({ tenantId: key.tenantId, providerId: key.providerId })),
+        value: Buffer.from(JSON.stringify(value)),
+      };
+      try {
+        const ready = await connect();
+        await lastValueFrom(
+          of({ items: [record], acks: [] }).pipe(produceRecords(ready), timeout({ first: ackTimeoutMs })),
+        );
+      } catch (error) {
+        throw new HttpError(503, `the change was stored but not acknowledged by the broker on "${topic}"`, {
+          cause: error,
+        });
+      }
+    },
+    async close() {
+      if (!connected) return;
+      await producer
+        .flush(ackTimeoutMs)
+        .catch((err: unknown) => logger.warn({ err }, 'producer flush failed'));
+      await producer.disconnect();
+    },
+  };
+}

@@ -1,0 +1,90 @@
+import { fileURLToPath } from 'node:url';
+import { MongoClient } from 'mongodb';
+import type { Logger } from 'pino';
+import { collectDefaultMetrics, Registry } from 'prom-client';
+import { type RunningServer, readPackageInfo, serve } from '../kit/index.ts';
+import { requireGroup } from './access.ts';
+import { createProviderApp } from './app.ts';
+import { NO_CHANGES } from './changes.ts';
+import { CredentialCipher } from './cipher.ts';
+import type { ProviderConfig } from './config.ts';
+import { kafkaChanges } from './kafka-changes.ts';
+import { Providers } from './providers.ts';
+import { ProviderRepository } from './repository.ts';
+import { type RotationSummary, rotateKeys } from './rotate-keys.ts';
+
+/** The group whose members may manage providers (the reference's name). */
+export const PROVIDER_MANAGERS_GROUP = 'access_token_manager';
+
+function connectRepository(config: ProviderConfig) {
+  const client = new MongoClient(config.MONGODB_URL, {
+    serverSelectionTimeoutMS: config.MONGODB_TIMEOUT_MS,
+  });
+  const db = client.db(config.PROVIDERS_DATABASE);
+  return { client, repository: new ProviderRepository(db, config.PROVIDERS_COLLECTION) };
+}
+
+/**
+ * Serves the provider API until `close()` (or SIGTERM/SIGINT when `handleSignals`). MongoDB may
+ * be down at start: the index is created on the first successful attempt, requests answer 503
+ * meanwhile.
+ */
+export async function startProviderService(
+  config: ProviderConfig,
+  options: { logger: Logger; handleSignals?: boolean },
+): Promise<RunningServer> {
+  const { logger } = options;
+  const { client, repository } = connectRepository(config);
+  await repository
+    .ensureIndexes()
+    .catch((err: unknown) => logger.warn({ err }, 'providers index not created yet'));
+
+  const changes = config.PROVIDERS_CHANGES_TOPIC
+    ? kafkaChanges({
+        topic: config.PROVIDERS_CHANGES_TOPIC,
+        properties: { ...config.KAFKA_PROPERTIES, 'bootstrap.servers': config.KAFKA_BROKERS! },
+        ackTimeoutMs: config.KAFKA_ACK_TIMEOUT_MS,
+        logger,
+      })
+    : NO_CHANGES;
+  const providers = new Providers({
+    repository,
+    cipher: new CredentialCipher(config.encryptionKeys),
+    changes,
+  });
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'streamfold_' });
+
+  const app = createProviderApp({
+    providers,
+    access: requireGroup({
+      authServiceUrl: config.AUTH_SERVICE_URL,
+      group: PROVIDER_MANAGERS_GROUP,
+      cacheMs: config.AUTH_CACHE_SECONDS * 1000,
+      timeoutMs: config.AUTH_TIMEOUT_MS,
+      clientTypeHeader: config.CLIENTTYPE_HEADER_KEY,
+    }),
+    defaultConsoleVersion: config.PROVIDERS_DEFAULT_CONSOLE_VERSION,
+    ready: () => repository.ping().then(() => true),
+    info: readPackageInfo(fileURLToPath(new URL('.', import.meta.url))),
+    logger,
+    registry,
+  });
+  return serve(app, {
+    port: config.HTTP_PORT,
+    logger,
+    delayShutdownSeconds: config.DELAY_SHUTDOWN_SECONDS,
+    handleSignals: options.handleSignals ?? true,
+    onShutdown: [() => changes.close(), () => client.close()],
+  });
+}
+
+/** `--rotate-keys`: seals every stored secret with the first key of PROVIDERS_ENCRYPTION_KEY. */
+export async function rotateStoredKeys(config: ProviderConfig, logger: Logger): Promise<RotationSummary> {
+  const { client, repository } = connectRepository(config);
+  try {
+    return await rotateKeys(repository, new CredentialCipher(config.encryptionKeys), logger);
+  } finally {
+    await client.close();
+  }
+}
