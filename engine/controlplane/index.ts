@@ -3,7 +3,7 @@ import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { BehaviorSubject, distinctUntilChanged, map, type Observable } from 'rxjs';
-import { systemClock } from '../../operators/clock.ts';
+import { type Clock, systemClock } from '../../operators/clock.ts';
 import { type BackoffOptions, DEFAULT_BACKOFF } from './backoff.ts';
 import { ControlChannel } from './channel.ts';
 import { validateDesiredState } from './desired-state.ts';
@@ -39,6 +39,8 @@ export interface ControlPlaneOptions {
   readonly credentials?: grpc.ChannelCredentials;
   /** HTTP/2 keepalive ping period (default 30 s). */
   readonly keepaliveMs?: number;
+  /** Time and timers of the backoff, the feedback pace and the release (default: the system's). */
+  readonly clock?: Clock;
 }
 
 export interface ControlPlane {
@@ -56,7 +58,7 @@ export interface ControlPlane {
  */
 export function createControlPlane(options: ControlPlaneOptions): ControlPlane {
   const { logger, engineId } = options;
-  const clock = systemClock;
+  const clock = options.clock ?? systemClock;
   const log = logger.child({ component: 'controlplane', address: options.address });
   const metrics = createControlPlaneMetrics(options.registry);
   const gate = new NodeGate(options.nodes, options.resumeAfterMs);
