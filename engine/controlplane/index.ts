@@ -7,6 +7,7 @@ import { type Clock, systemClock } from '../../operators/clock.ts';
 import { type BackoffOptions, DEFAULT_BACKOFF } from './backoff.ts';
 import { ControlChannel } from './channel.ts';
 import { validateDesiredState } from './desired-state.ts';
+import { DueTimer } from './due-timer.ts';
 import { FeedbackScheduler } from './feedback.ts';
 import { type NodeChange, NodeGate } from './gate.ts';
 import type { FeedbackEvent } from './messages.ts';
@@ -66,7 +67,8 @@ export function createControlPlane(options: ControlPlaneOptions): ControlPlane {
   const instanceId = randomUUID();
   let sequence = 0;
   let source: FeedbackSource | null = null;
-  let releaseTimer: unknown = null;
+  /** Opens the gate at the `resumeAfterMs` release time. */
+  const release = new DueTimer(clock);
 
   const apply = (changes: readonly NodeChange[], cause: 'desired-state' | 'resume-after') => {
     if (changes.length === 0) return;
@@ -95,26 +97,24 @@ export function createControlPlane(options: ControlPlaneOptions): ControlPlane {
         feedback.stop();
         log.warn({ reason, retryInMs }, 'control plane stream lost; node states unchanged; reconnecting');
         const releaseAt = gate.channelFailed(clock.now());
-        if (releaseAt === null || releaseTimer !== null) return;
+        if (releaseAt === null || release.armed) return;
         log.warn(
           { resumeAfterMs: options.resumeAfterMs },
           'no desired state received yet: all nodes resume if none arrives in time',
         );
-        releaseTimer = clock.setTimeout(() => {
-          releaseTimer = null;
+        release.arm(releaseAt, () => {
           const changes = gate.tick(clock.now());
           if (changes.length > 0)
             log.warn('no desired state received within resumeAfterMs: resuming all nodes');
           apply(changes, 'resume-after');
-        }, releaseAt - clock.now());
+        });
       },
       onMessage(message) {
         const result = validateDesiredState(message, gate.nodes);
         metrics.desiredStates.inc({ result: result.accepted ? 'accepted' : 'rejected' });
         if (result.accepted) {
           const changes = gate.applyDesired(result.changes);
-          if (releaseTimer !== null) clock.clearTimeout(releaseTimer);
-          releaseTimer = null;
+          release.cancel();
           log.info({ requestId: result.requestId, changes }, 'desired state applied');
           apply(changes, 'desired-state');
         } else {
@@ -173,8 +173,7 @@ export function createControlPlane(options: ControlPlaneOptions): ControlPlane {
     },
     async close() {
       feedback.stop();
-      if (releaseTimer !== null) clock.clearTimeout(releaseTimer);
-      releaseTimer = null;
+      release.cancel();
       await channel.close();
       metrics.connected.set(0);
     },
