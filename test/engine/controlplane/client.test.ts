@@ -215,6 +215,23 @@ test('malformed desired states are rejected with a logged reason and an ack; the
   assert.is(await metric(registry, 'streamfold_controlplane_reconnects_total'), 0);
 });
 
+test('a truncated desired state is rejected: still gated, nodes paused, the stream stays open', async () => {
+  const { server, plane, registry } = await setUp();
+  plane.start(source);
+  await waitFor('connection', () => server.connections() === 1);
+  // Field 1 (request_id), length 5, one byte present.
+  server.send(Buffer.from([0x0a, 0x05, 0x61]));
+  const [ack] = await waitFor('the ack', () => acks(server).length === 1 && acks(server));
+  assert.is(ack!.accepted, false);
+  assert.match(ack!.reason, /not a valid DesiredState message \(DesiredState\.requestId: length 5 runs past/);
+  const seenBefore = feedbacks(server).length;
+  const next = await waitFor('a feedback after the rejection', () => feedbacks(server)[seenBefore]);
+  assert.is(next.event.gated, true, 'still gated');
+  assert.equal(await states(plane), { orders: true, customers: true });
+  assert.is(server.engineIds.length, 1, 'same stream: no reconnection');
+  assert.is(await metric(registry, 'streamfold_controlplane_reconnects_total'), 0);
+});
+
 test('server down from the start: resumeAfterMs resumes every node after the first failure', async () => {
   const address = `127.0.0.1:${await freePort()}`;
   const { plane, lines, registry } = controlPlane(address, { resumeAfterMs: 400 });
