@@ -101,7 +101,7 @@ test('createServiceApp: any thrown value, not only an Error, answers the JSON 50
       const response = await request(path);
       assert.equal(response.status, status, path);
       assert.match(response.headers.get('content-type') ?? '', /application\/json/, path);
-      assert.equal((await response.json()).message, message, path);
+      assert.equal(((await response.json()) as { message: string }).message, message, path);
     }
     const body = await (await request('/string')).json();
     assert.deepEqual(body, { statusCode: 500, error: 'Internal Server Error', message: 'adapter said no' });
