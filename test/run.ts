@@ -6,11 +6,17 @@
  * Env:   TEST_CONCURRENCY (default 2), TEST_FILE_TIMEOUT_MS (default 300000)
  *
  * One process per file isolates the suites that start brokers and databases, and a crash or a
- * hang counts as a failure of that file instead of stopping the run.
+ * hang counts as a failure of that file instead of stopping the run. No failure is silent: under
+ * a failed file come the last lines of each stand-in it started (`test/support/stand-in-log.ts`),
+ * and a file killed at the time limit is told with the test or hook it was running
+ * (`test/support/suite.ts`).
  */
 import { spawn } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
+import { backends, describeBackends } from './support/backends.ts';
+import { logTails, TAIL_LINES } from './support/stand-in-log.ts';
 
 const ROOTS = ['test'];
 const concurrency = Number(process.env.TEST_CONCURRENCY ?? 2);
@@ -28,7 +34,8 @@ interface FileResult {
 function findTestFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);
-    if (statSync(path).isDirectory()) return name === 'node_modules' ? [] : findTestFiles(path);
+    if (statSync(path).isDirectory())
+      return name === 'node_modules' || name === 'fixtures' ? [] : findTestFiles(path);
     return name.endsWith('.test.ts') ? [path] : [];
   });
 }
@@ -43,9 +50,18 @@ function parseTotals(output: string): { total: number; passed: number; skipped: 
 
 function runFile(file: string): Promise<FileResult> {
   const started = Date.now();
+  const work = mkdtempSync(join(tmpdir(), 'streamfold-test-'));
+  const logDir = join(work, 'logs');
+  const progressFile = join(work, 'progress');
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--import', 'tsx', file], {
-      env: { ...process.env, FORCE_COLOR: '0', NODE_ENV: 'test' },
+      env: {
+        ...process.env,
+        FORCE_COLOR: '0',
+        NODE_ENV: 'test',
+        STREAMFOLD_TEST_LOG_DIR: logDir,
+        STREAMFOLD_TEST_PROGRESS: progressFile,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,
     });
@@ -58,24 +74,42 @@ function runFile(file: string): Promise<FileResult> {
       // The whole process group: suites start brokers and databases as children.
       if (child.pid) process.kill(-child.pid, 'SIGKILL');
     }, fileTimeoutMs);
-    child.on('close', (code) => {
+    child.on('close', (code, signal) => {
       clearTimeout(timer);
       const ms = Date.now() - started;
       const totals = parseTotals(output);
-      const header = `\n── ${file} (${(ms / 1000).toFixed(1)}s)`;
-      process.stdout.write(`${header}\n${output.trimEnd()}\n`);
-      if (timedOut) process.stdout.write(`✘ ${file}: killed after ${fileTimeoutMs} ms\n`);
-      if (!totals) {
-        process.stdout.write(`✘ ${file}: exited with code ${code} before reporting results\n`);
-        resolve({ file, passed: 0, failed: 1, skipped: 0, ms });
-        return;
+      const lines = [`\n── ${file} (${(ms / 1000).toFixed(1)}s)`, output.trimEnd()];
+      if (timedOut) lines.push(`✘ ${file}: killed after ${fileTimeoutMs} ms ${running(progressFile)}`);
+      let failed = totals ? totals.total - totals.passed : 1;
+      if (!totals) lines.push(`✘ ${file}: exited with ${signal ?? `code ${code}`} before reporting results`);
+      // Suites passed but the process failed afterwards (a failing after hook, an unhandled rejection).
+      else if (failed === 0 && (code !== 0 || timedOut)) {
+        failed = 1;
+        lines.push(`✘ ${file}: all tests passed, but the process exited with ${signal ?? `code ${code}`}`);
       }
-      let failed = totals.total - totals.passed;
-      // Suites passed but the process failed afterwards (unhandled rejection, open-handle crash).
-      if (failed === 0 && (code !== 0 || timedOut)) failed = 1;
-      resolve({ file, passed: totals.passed, failed, skipped: totals.skipped, ms });
+      if (failed > 0) lines.push(...standInTails(logDir));
+      process.stdout.write(`${lines.join('\n')}\n`);
+      rmSync(work, { recursive: true, force: true });
+      resolve({ file, passed: totals?.passed ?? 0, failed, skipped: totals?.skipped ?? 0, ms });
     });
   });
+}
+
+/** What the file was running, from the progress its suites write (`test/support/suite.ts`). */
+function running(progressFile: string): string {
+  try {
+    const [what, since] = readFileSync(progressFile, 'utf8').split('\n');
+    const seconds = ((Date.now() - Number(since)) / 1000).toFixed(1);
+    return `while running "${what}" (for ${seconds} s)`;
+  } catch {
+    return 'before its first test started';
+  }
+}
+
+function standInTails(logDir: string): string[] {
+  return logTails(logDir).map(
+    ({ name, tail }) => `── last ${TAIL_LINES} lines of ${name}:\n${tail || '(empty)'}\n── end of ${name}`,
+  );
 }
 
 async function main(): Promise<void> {
@@ -83,6 +117,7 @@ async function main(): Promise<void> {
     .map((f) => relative(process.cwd(), f))
     .filter((f) => filters.length === 0 || filters.some((s) => f.includes(s)))
     .sort();
+  process.stdout.write(`${describeBackends(await backends())}\n`);
   const queue = [...files];
   const results: FileResult[] = [];
   await Promise.all(
@@ -95,7 +130,9 @@ async function main(): Promise<void> {
   const failed = sum((r) => r.failed);
   const skipped = sum((r) => r.skipped);
   process.stdout.write('\n');
-  for (const r of results.filter((x) => x.failed > 0)) process.stdout.write(`FAILED ${r.file}\n`);
+  for (const r of results.filter((x) => x.failed > 0).sort((a, b) => a.file.localeCompare(b.file))) {
+    process.stdout.write(`FAILED ${r.file}\n`);
+  }
   if (files.length === 0) process.stdout.write('no test files matched\n');
   process.stdout.write(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}\n`);
   process.exitCode = failed > 0 || files.length === 0 ? 1 : 0;

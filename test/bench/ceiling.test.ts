@@ -1,7 +1,7 @@
-import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { runCeiling } from '../../bench/harness/ceiling.ts';
 import type { ProducerRecord } from '../../engine/broker/types.ts';
+import { test } from '../support/suite.ts';
 
 const records = (count: number): ProducerRecord[] =>
   Array.from({ length: count }, (_, i) => ({

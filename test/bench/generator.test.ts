@@ -1,6 +1,6 @@
-import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { type BenchEvent, WORKLOADS } from '../../bench/workloads/index.ts';
+import { test } from '../support/suite.ts';
 
 const decode = (e: BenchEvent) => ({
   topic: e.record.topic,

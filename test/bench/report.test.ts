@@ -1,10 +1,10 @@
-import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { inputLatencies, percentile } from '../../bench/harness/latency.ts';
 import type { RunResult } from '../../bench/harness/types.ts';
 import { niceMax, renderChart } from '../../bench/report/chart.ts';
 import { formatMarkdownTable, formatTable } from '../../bench/report/table.ts';
 import { checkTargets, formatContext, formatTargets } from '../../bench/report/targets.ts';
+import { test } from '../support/suite.ts';
 
 test('percentile: nearest rank, null when empty', () => {
   assert.is(percentile([], 0.5), null);

@@ -1,9 +1,9 @@
 import * as assert from 'node:assert/strict';
 import { Subject } from 'rxjs';
-import { test } from 'uvu';
 import { MemoryBroker } from '../../engine/broker/memory/index.ts';
 import type { BrokerConsumer, ConsumedMessage } from '../../engine/broker/types.ts';
 import { type Batch, commitAcknowledged, mergeBatches, OffsetTracker } from '../../operators/index.ts';
+import { test } from '../support/suite.ts';
 
 /** A consumer owning partitions 0 and 1 of `t`, with 3 messages read from each. */
 async function setup() {

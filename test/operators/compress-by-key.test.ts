@@ -1,6 +1,5 @@
 import * as assert from 'node:assert/strict';
 import { Subject } from 'rxjs';
-import { test } from 'uvu';
 import {
   type Acknowledgement,
   type Batch,
@@ -9,6 +8,7 @@ import {
   OffsetTracker,
 } from '../../operators/index.ts';
 import { FakeClock } from '../support/fake-clock.ts';
+import { test } from '../support/suite.ts';
 
 interface Update {
   readonly key: string;

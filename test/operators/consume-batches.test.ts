@@ -1,9 +1,9 @@
 import * as assert from 'node:assert/strict';
 import { BehaviorSubject, Subject } from 'rxjs';
-import { test } from 'uvu';
 import { MemoryBroker } from '../../engine/broker/memory/index.ts';
 import type { ConsumedMessage, RebalanceEvent } from '../../engine/broker/types.ts';
 import { acknowledge, type Batch, commitAcknowledged, consumeBatches } from '../../operators/index.ts';
+import { test } from '../support/suite.ts';
 
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { Subject } from 'rxjs';
-import { test } from 'uvu';
 import { microBatch } from '../../operators/index.ts';
+import { test } from '../support/suite.ts';
 
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

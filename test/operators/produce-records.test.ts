@@ -1,9 +1,9 @@
 import * as assert from 'node:assert/strict';
 import { from, lastValueFrom, toArray } from 'rxjs';
-import { test } from 'uvu';
 import { MemoryBroker } from '../../engine/broker/memory/index.ts';
 import type { ProducerRecord } from '../../engine/broker/types.ts';
 import { type Batch, OffsetTracker, produceRecords } from '../../operators/index.ts';
+import { test } from '../support/suite.ts';
 
 const tracker = new OffsetTracker();
 const record = (topic: string, key: string): ProducerRecord => ({

@@ -1,6 +1,7 @@
 /**
- * Kafka for tests: a Mokapi process (a Kafka protocol emulator, see design/test-infra.md) started
- * on free loopback ports, or the cluster named by `KAFKA_BROKERS` with freshly created topics.
+ * Kafka for tests, as `backends.ts` chooses: the cluster named by `KAFKA_BROKERS` or a Redpanda
+ * container, with freshly created topics, else a Mokapi process (a Kafka protocol emulator, see
+ * design/test-infra.md) started on free loopback ports.
  *
  * @example
  *   const kafka = await startKafka({ topics: { orders: 2 } });
@@ -8,13 +9,15 @@
  *   // ... produce to kafka.topic('orders') ...
  *   await kafka.stop();
  */
-import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import Kafka from 'node-rdkafka';
-import { freePorts, killGroup, stopProcess } from './process.ts';
+import { backends } from './backends.ts';
+import { freePorts, spawnLogged, stopProcess } from './process.ts';
+import { type StandInLog, standInLog, TAIL_LINES } from './stand-in-log.ts';
 
 export interface KafkaFixture {
   /** `host:port[,host:port]` of the cluster. */
@@ -23,6 +26,17 @@ export interface KafkaFixture {
   readonly properties: Record<string, string>;
   /** The actual topic name for a name given to `startKafka` (a real cluster gets a unique suffix per run). */
   topic(name: string): string;
+  /**
+   * Mokapi only: stops the broker and starts a fresh one on the same port with the same topics.
+   * It forgets everything, producer ids included (producers then get INVALID_PRODUCER_ID_MAPPING).
+   */
+  restart(): Promise<void>;
+  /**
+   * The known stand-in defect behind a failure, recognised from Mokapi's log (or from Mokapi's own
+   * error answer quoted in `error`, for the one it does not log), else null. Always null on a
+   * real cluster: there a failure is the test's.
+   */
+  defect(error: unknown): string | null;
   stop(): Promise<void>;
 }
 
@@ -45,7 +59,8 @@ const RESILIENT_CLIENT_PROPERTIES = {
 const MOKAPI_CLIENT_PROPERTIES = { ...RESILIENT_CLIENT_PROPERTIES, 'batch.num.messages': '1' };
 
 const MOKAPI_BIN = resolve('node_modules/@go-mokapi/linux-x64/bin/mokapi');
-const READY_TIMEOUT_MS = 30_000;
+/** Mokapi starts in 1-2 s on an idle machine; the bound holds with both cores busy. */
+const READY_TIMEOUT_MS = 60_000;
 
 /**
  * Mokapi 0.52 answers the metadata request with a malformed response ("bad message format") for
@@ -54,8 +69,30 @@ const READY_TIMEOUT_MS = 30_000;
  * fails after 30 s with that message otherwise.
  */
 export async function startKafka(options: { topics: Record<string, number> }): Promise<KafkaFixture> {
-  const external = process.env.KAFKA_BROKERS;
-  return external ? useCluster(external, options.topics) : startMokapi(options.topics);
+  const backend = (await backends()).kafka;
+  if (backend.kind === 'external') return useCluster(backend.address, options.topics);
+  if (backend.kind === 'container') return startRedpanda(backend.image, options.topics);
+  return startMokapi(options.topics);
+}
+
+/** A Redpanda container (testcontainers), its log streamed to the stand-in log folder. */
+async function startRedpanda(image: string, topics: Record<string, number>): Promise<KafkaFixture> {
+  const { RedpandaContainer } = await import('@testcontainers/redpanda');
+  const container = await new RedpandaContainer(image).start();
+  (await container.logs()).pipe(createWriteStream(standInLog('redpanda').path));
+  try {
+    const cluster = await useCluster(container.getBootstrapServers(), topics);
+    return {
+      ...cluster,
+      stop: async () => {
+        await cluster.stop();
+        await container.stop();
+      },
+    };
+  } catch (error) {
+    await container.stop();
+    throw error;
+  }
 }
 
 async function startMokapi(topics: Record<string, number>): Promise<KafkaFixture> {
@@ -63,46 +100,59 @@ async function startMokapi(topics: Record<string, number>): Promise<KafkaFixture
   const brokers = `127.0.0.1:${kafkaPort}`;
   const dir = mkdtempSync(join(tmpdir(), 'streamfold-mokapi-'));
   writeFileSync(join(dir, 'asyncapi.yaml'), asyncApiDocument(brokers, topics));
-  const child = spawn(
-    MOKAPI_BIN,
-    [
-      '--api-port',
-      String(apiPort),
-      '--health-port',
-      String(healthPort),
-      '--mcp-server-port',
-      String(mcpPort),
-      '--log-level',
-      'warn',
-      '--providers-file-directory',
-      dir,
-    ],
-    { detached: true, stdio: ['ignore', 'ignore', 'pipe'] },
-  );
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => {
-    stderr = (stderr + chunk.toString()).slice(-4000);
-  });
-  const killOnExit = () => killGroup(child);
-  process.once('exit', killOnExit);
+  const args = [
+    '--api-port',
+    String(apiPort),
+    '--health-port',
+    String(healthPort),
+    '--mcp-server-port',
+    String(mcpPort),
+    // Every Mokapi shares one search index folder otherwise, and two at once corrupt it.
+    '--api-search-enabled=false',
+    '--log-level',
+    'info',
+    '--providers-file-directory',
+    dir,
+  ];
+  const properties = { 'bootstrap.servers': brokers, ...MOKAPI_CLIENT_PROPERTIES };
+  const logs: StandInLog[] = [];
+  let child: ChildProcess | undefined;
+  const launch = async () => {
+    const log = standInLog('mokapi');
+    logs.push(log);
+    child = spawnLogged(MOKAPI_BIN, args, log);
+    const running = child;
+    try {
+      await waitUntilReady(properties, Object.keys(topics), () => running.exitCode, log);
+    } catch (error) {
+      await stopProcess(running);
+      throw error;
+    }
+  };
+  const halt = async () => {
+    if (child) await stopProcess(child);
+  };
   const stop = async () => {
-    process.removeListener('exit', killOnExit);
-    await stopProcess(child);
+    await halt();
     rmSync(dir, { recursive: true, force: true });
   };
-  const properties = { 'bootstrap.servers': brokers, ...MOKAPI_CLIENT_PROPERTIES };
   try {
-    await waitUntilReady(
-      properties,
-      Object.keys(topics),
-      () => child.exitCode,
-      () => stderr,
-    );
+    await launch();
   } catch (error) {
     await stop();
     throw error;
   }
-  return { brokers, properties, topic: (name) => known(topics, name, name), stop };
+  return {
+    brokers,
+    properties,
+    topic: (name) => known(topics, name, name),
+    restart: async () => {
+      await halt();
+      await launch();
+    },
+    defect: (error) => mokapiDefect(logs.map((log) => log.text()).join('\n'), error),
+    stop,
+  };
 }
 
 async function useCluster(brokers: string, topics: Record<string, number>): Promise<KafkaFixture> {
@@ -127,7 +177,6 @@ async function useCluster(brokers: string, topics: Record<string, number>): Prom
     properties,
     Object.keys(topics).map((name) => name + suffix),
     () => null,
-    () => '',
   );
   const stop = async () => {
     const cleanup = Kafka.AdminClient.create(clientConfig(properties));
@@ -138,7 +187,41 @@ async function useCluster(brokers: string, topics: Record<string, number>): Prom
     );
     cleanup.disconnect();
   };
-  return { brokers, properties, topic: (name) => known(topics, name, name + suffix), stop };
+  return {
+    brokers,
+    properties,
+    topic: (name) => known(topics, name, name + suffix),
+    restart: () => Promise.reject(new Error(`restart: ${brokers} is an external cluster, not Mokapi`)),
+    defect: () => null,
+    stop,
+  };
+}
+
+/**
+ * Mokapi's defects (design/test-infra.md) by their signature in its log. The idempotent-producer
+ * rejection is not logged by Mokapi: it is recognised by what librdkafka makes of Mokapi's answer
+ * (the out-of-sequence error, then the producer's fatal error that purges its queue); librdkafka
+ * manages the sequence numbers itself, so on Mokapi these come from the stand-in.
+ */
+const MOKAPI_DEFECTS: readonly { name: string; inLog?: RegExp; inAnswer?: RegExp }[] = [
+  { name: 'garbled connection (kafka panic)', inLog: /kafka panic/ },
+  { name: 'crash (concurrent map writes)', inLog: /concurrent map writes/ },
+  { name: 'corrupted search index', inLog: /error opening new segment/ },
+  {
+    name: 'idempotent batch rejected as out of sequence',
+    inAnswer: /out of order sequence|Local: Fatal error|Purged in queue/i,
+  },
+];
+
+function mokapiDefect(log: string, error: unknown): string | null {
+  const answer = error instanceof Error ? `${error.message}\n${error.stack ?? ''}` : String(error);
+  for (const defect of MOKAPI_DEFECTS) {
+    const line = defect.inLog
+      ? log.split('\n').find((l) => defect.inLog!.test(l))
+      : defect.inAnswer?.exec(answer)?.[0];
+    if (line) return `Mokapi defect: ${defect.name}: ${line.trim().slice(0, 300)}`;
+  }
+  return null;
 }
 
 function known(topics: Record<string, number>, name: string, actual: string): string {
@@ -169,12 +252,13 @@ async function waitUntilReady(
   properties: Record<string, string>,
   topics: readonly string[],
   exitCode: () => number | null,
-  log: () => string,
+  log?: StandInLog,
 ): Promise<void> {
   const deadline = Date.now() + READY_TIMEOUT_MS;
   let lastError = 'no answer';
   while (Date.now() < deadline) {
-    if (exitCode() !== null) throw new Error(`mokapi exited with code ${exitCode()}: ${log()}`);
+    if (exitCode() !== null)
+      throw new Error(`mokapi exited with code ${exitCode()}: ${log?.tail(TAIL_LINES)}`);
     try {
       const names = await metadataTopics(properties, Math.min(5000, deadline - Date.now()));
       const missing = topics.filter((t) => !names.has(t));
@@ -186,7 +270,7 @@ async function waitUntilReady(
     await new Promise((r) => setTimeout(r, 200));
   }
   throw new Error(
-    `Kafka at ${properties['bootstrap.servers']} not ready after ${READY_TIMEOUT_MS} ms: ${lastError} ${log()}`,
+    `Kafka at ${properties['bootstrap.servers']} not ready after ${READY_TIMEOUT_MS} ms: ${lastError}`,
   );
 }
 

@@ -1,6 +1,7 @@
 /**
- * MongoDB for tests: the server named by `MONGODB_URL` with a fresh database (dropped on stop),
- * else a jongodb stand-in (design/test-infra.md) started on a free loopback port.
+ * MongoDB for tests, as `backends.ts` chooses: the server named by `MONGODB_URL` or a MongoDB
+ * container, with a fresh database (dropped on stop), else a jongodb stand-in
+ * (design/test-infra.md) started on a free loopback port.
  *
  * @example
  *   const mongo = await startMongo();
@@ -8,11 +9,14 @@
  *   // ...
  *   await mongo.stop();
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
 import { resolve } from 'node:path';
 import { MongoClient } from 'mongodb';
-import { freePorts, killGroup, stopProcess } from './process.ts';
+import { backends } from './backends.ts';
+import { freePorts, spawnLogged, stopProcess } from './process.ts';
+import { type StandInLog, standInLog, TAIL_LINES } from './stand-in-log.ts';
 
 export interface MongoFixture {
   readonly url: string;
@@ -23,12 +27,31 @@ export interface MongoFixture {
 }
 
 const JONGODB_BIN = resolve('node_modules/@jongodb/memory-server-bin-linux-x64-gnu/bin/jongodb');
-const READY_TIMEOUT_MS = 20_000;
+/** jongodb starts in under a second on an idle machine; the bound holds with both cores busy. */
+const READY_TIMEOUT_MS = 60_000;
 
 export async function startMongo(): Promise<MongoFixture> {
   const database = `streamfold_test_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
-  const external = process.env.MONGODB_URL;
-  return external ? useServer(external, database) : startJongodb(database);
+  const backend = (await backends()).mongo;
+  if (backend.kind === 'external') return useServer(backend.address, database);
+  if (backend.kind === 'container') return startContainer(backend.image, database);
+  return startJongodb(database);
+}
+
+/** A MongoDB container (testcontainers), its log streamed to the stand-in log folder. */
+async function startContainer(image: string, database: string): Promise<MongoFixture> {
+  const { MongoDBContainer } = await import('@testcontainers/mongodb');
+  const container = await new MongoDBContainer(image).start();
+  (await container.logs()).pipe(createWriteStream(standInLog('mongodb').path));
+  const url = `${container.getConnectionString()}?directConnection=true`;
+  const server = await useServer(url, database);
+  return {
+    ...server,
+    stop: async () => {
+      await server.stop().catch(() => undefined);
+      await container.stop();
+    },
+  };
 }
 
 async function useServer(url: string, database: string): Promise<MongoFixture> {
@@ -45,19 +68,11 @@ async function useServer(url: string, database: string): Promise<MongoFixture> {
 
 async function startJongodb(database: string): Promise<MongoFixture> {
   const [port] = await freePorts(1);
-  const child = spawn(JONGODB_BIN, ['--host=127.0.0.1', `--port=${port}`], {
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const killOnExit = () => killGroup(child);
-  process.once('exit', killOnExit);
-  const stop = async () => {
-    process.removeListener('exit', killOnExit);
-    await stopProcess(child);
-  };
+  const log = standInLog('jongodb');
+  const child = spawnLogged(JONGODB_BIN, ['--host=127.0.0.1', `--port=${port}`], log);
+  const stop = () => stopProcess(child);
   try {
-    const uri = await readyUri(child);
-    const url = `${uri}${uri.includes('?') ? '&' : '?'}directConnection=true`;
+    const url = await waitUntilReady(child, log);
     return { url, database, standIn: true, stop };
   } catch (error) {
     await stop();
@@ -65,33 +80,32 @@ async function startJongodb(database: string): Promise<MongoFixture> {
   }
 }
 
-/** Waits for the `JONGODB_URI=` line jongodb prints once it accepts connections. */
-function readyUri(child: ChildProcess): Promise<string> {
-  return new Promise((done, fail) => {
-    let output = '';
-    const timer = setTimeout(
-      () =>
-        fail(
-          new Error(`jongodb printed no JONGODB_URI within ${READY_TIMEOUT_MS} ms: ${output.slice(-2000)}`),
-        ),
-      READY_TIMEOUT_MS,
-    );
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /JONGODB_URI=(\S+)/.exec(output);
-      if (!match) return;
-      clearTimeout(timer);
-      child.stdout?.removeListener('data', onData);
-      child.stdout?.resume();
-      done(match[1]!);
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', (chunk: Buffer) => {
-      output = (output + chunk.toString()).slice(-4000);
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      fail(new Error(`jongodb exited with code ${code}: ${output.slice(-2000)}`));
-    });
-  });
+/**
+ * The `JONGODB_URI=` line jongodb prints when it listens, then a `ping` through the driver: a
+ * listening port is not yet a server that answers.
+ */
+async function waitUntilReady(child: ChildProcess, log: StandInLog): Promise<string> {
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  let lastError = 'no JONGODB_URI line yet';
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null)
+      throw new Error(`jongodb exited with code ${child.exitCode}: ${log.tail(TAIL_LINES)}`);
+    const uri = /JONGODB_URI=(\S+)/.exec(log.text())?.[1];
+    if (uri) {
+      const url = `${uri}${uri.includes('?') ? '&' : '?'}directConnection=true`;
+      const client = new MongoClient(url, {
+        serverSelectionTimeoutMS: Math.max(1000, deadline - Date.now()),
+      });
+      try {
+        await client.db('admin').command({ ping: 1 });
+        return url;
+      } catch (error) {
+        lastError = (error as Error).message;
+      } finally {
+        await client.close();
+      }
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`jongodb not ready after ${READY_TIMEOUT_MS} ms: ${lastError}`);
 }

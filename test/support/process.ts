@@ -1,6 +1,8 @@
-/** Process helpers of the test fixtures: free loopback ports, and stopping a process group. */
-import type { ChildProcess } from 'node:child_process';
+/** Process helpers of the test fixtures: free loopback ports, starting a logged stand-in, stopping a process group. */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
 import { createServer } from 'node:net';
+import type { StandInLog } from './stand-in-log.ts';
 
 /** Ports free on 127.0.0.1 now (all held open together, so they are distinct). */
 export async function freePorts(count: number): Promise<number[]> {
@@ -36,4 +38,22 @@ export async function stopProcess(child: ChildProcess): Promise<void> {
   const timer = setTimeout(() => killGroup(child), 3000);
   await exited;
   clearTimeout(timer);
+}
+
+/**
+ * Starts a stand-in in its own process group (so stopping it stops its children), its stdout and
+ * stderr appended to its log file, and killed if this process exits first.
+ */
+export function spawnLogged(bin: string, args: readonly string[], log: StandInLog): ChildProcess {
+  const fd = openSync(log.path, 'a');
+  try {
+    const child = spawn(bin, args, { detached: true, stdio: ['ignore', fd, fd] });
+    const killOnExit = () => killGroup(child);
+    process.once('exit', killOnExit);
+    child.once('exit', () => process.removeListener('exit', killOnExit));
+    return child;
+  } finally {
+    // The child has its own copy of the descriptor.
+    closeSync(fd);
+  }
 }

@@ -1,4 +1,3 @@
-import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { findAffectedHeads } from '../../../engine/aggregate/affected-heads.ts';
 import { aggregateObject, computeAggregates, linkAggregates } from '../../../engine/aggregate/compute.ts';
@@ -10,6 +9,7 @@ import { compileConfig } from '../../../engine/runtime/compile.ts';
 import { MemoryStore } from '../../../engine/store/index.ts';
 import type { StoredRecord } from '../../../engine/store/types.ts';
 import { configFor, DIAMOND, type GraphSpec, SINGLE_VIEW } from '../../support/configs.ts';
+import { test } from '../../support/suite.ts';
 
 async function setup(spec: GraphSpec, data: Record<string, JsonObject[]>) {
   const compiled = compileConfig(configFor(spec));

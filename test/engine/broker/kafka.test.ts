@@ -1,10 +1,10 @@
 import * as assert from 'node:assert/strict';
 import { Subject } from 'rxjs';
-import { test } from 'uvu';
 import { createKafkaBroker } from '../../../engine/broker/kafka/index.ts';
 import type { BrokerConsumer, ConsumedMessage } from '../../../engine/broker/types.ts';
 import { commitAcknowledged, consumeBatches } from '../../../operators/index.ts';
 import { type KafkaFixture, startKafka } from '../../support/kafka.ts';
+import { test } from '../../support/suite.ts';
 
 let kafka: KafkaFixture;
 

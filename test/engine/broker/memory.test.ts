@@ -1,8 +1,8 @@
 import * as assert from 'node:assert/strict';
-import { test } from 'uvu';
 import { MemoryBroker } from '../../../engine/broker/memory/index.ts';
 import { murmur2, partitionForKey } from '../../../engine/broker/memory/partitioner.ts';
 import type { RebalanceEvent } from '../../../engine/broker/types.ts';
+import { test } from '../../support/suite.ts';
 
 const value = (s: string) => Buffer.from(s);
 const settle = () => new Promise((resolve) => setImmediate(resolve));

@@ -1,6 +1,6 @@
-import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parseChangeEvent } from '../../../engine/change-event/parse.ts';
+import { test } from '../../support/suite.ts';
 
 const msg = (key: string | null, value: string | null) => ({
   key: key === null ? null : Buffer.from(key),

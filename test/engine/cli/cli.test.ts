@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { test } from '../../support/suite.ts';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 

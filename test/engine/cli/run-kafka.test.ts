@@ -6,7 +6,6 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createKafkaBroker } from '../../../engine/broker/kafka/index.ts';
 import { encodeKeyOnly } from '../../../engine/record/key.ts';
@@ -14,6 +13,7 @@ import { configFor, SINGLE_VIEW } from '../../support/configs.ts';
 import { startKafka } from '../../support/kafka.ts';
 import { startMongo } from '../../support/mongo.ts';
 import { freePorts } from '../../support/process.ts';
+import { test } from '../../support/suite.ts';
 
 async function until(what: string, check: () => Promise<boolean>, timeoutMs = 60_000) {
   for (const deadline = Date.now() + timeoutMs; !(await check().catch(() => false)); ) {

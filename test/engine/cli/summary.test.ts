@@ -1,6 +1,6 @@
-import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { runSummary } from '../../../engine/cli/summary.ts';
+import { test } from '../../support/suite.ts';
 
 const sample = { inputRecords: 14, outputRecords: 2, seconds: 1.02, compressionWindowMs: 250, nodes: 3 };
 

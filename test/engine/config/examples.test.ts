@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
-import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ConfigError, parseConfig } from '../../../engine/config/index.ts';
 import { COMPARISON_OPERATORS } from '../../../engine/filter/ast.ts';
 import { resolveSecrets } from '../../../engine/secrets/index.ts';
+import { test } from '../../support/suite.ts';
 import { EXAMPLES, exampleText } from './fixtures.ts';
 
 const env = { MONGODB_URL: 'mongodb://127.0.0.1:27017' };

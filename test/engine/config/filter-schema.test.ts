@@ -1,7 +1,7 @@
-import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parseConfig } from '../../../engine/config/index.ts';
 import { COMPARISON_OPERATORS } from '../../../engine/filter/ast.ts';
+import { test } from '../../support/suite.ts';
 import { edited, issuesOf } from './fixtures.ts';
 
 const FILTER_PATH = 'processor.graph.edges[0].filter';

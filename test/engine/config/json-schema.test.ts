@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { configSchema } from '../../../engine/config/index.ts';
 import { configJsonSchema } from '../../../engine/config/json-schema.ts';
+import { test } from '../../support/suite.ts';
 import { EXAMPLES, edited, exampleText, type Sample } from './fixtures.ts';
 
 // ajv-formats is CommonJS: under NodeNext its default import is the module object.

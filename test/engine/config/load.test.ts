@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ConfigError, loadConfig, parseConfig } from '../../../engine/config/index.ts';
+import { test } from '../../support/suite.ts';
 import { edited, exampleText } from './fixtures.ts';
 
 function errorOf(run: () => unknown): ConfigError {

@@ -1,6 +1,6 @@
-import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parseConfig } from '../../../engine/config/index.ts';
+import { test } from '../../support/suite.ts';
 import { edited, issuesOf, type Sample } from './fixtures.ts';
 
 type Edit = (c: Sample) => void;

@@ -1,6 +1,6 @@
-import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { backoffDelay, DEFAULT_BACKOFF } from '../../../engine/controlplane/backoff.ts';
+import { test } from '../../support/suite.ts';
 
 const options = { initialMs: 100, maxMs: 1000, multiplier: 2 };
 

@@ -1,7 +1,6 @@
 /** The control-plane client against a real grpc-js server on loopback. */
 import { Registry } from 'prom-client';
 import { firstValueFrom, type Observable } from 'rxjs';
-import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
   type ControlPlane,
@@ -10,6 +9,7 @@ import {
 } from '../../../engine/controlplane/index.ts';
 import type { Clock } from '../../../operators/clock.ts';
 import { FakeClock } from '../../support/fake-clock.ts';
+import { test } from '../../support/suite.ts';
 import {
   acks,
   capturingLogger,

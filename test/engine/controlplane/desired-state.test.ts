@@ -1,7 +1,7 @@
-import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { validateDesiredState } from '../../../engine/controlplane/desired-state.ts';
 import { UndecodableMessage } from '../../../engine/controlplane/proto.ts';
+import { test } from '../../support/suite.ts';
 
 const NODES = new Set(['orders', 'customers']);
 

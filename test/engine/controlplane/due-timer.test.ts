@@ -1,7 +1,7 @@
-import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DueTimer } from '../../../engine/controlplane/due-timer.ts';
 import { FakeClock } from '../../support/fake-clock.ts';
+import { test } from '../../support/suite.ts';
 
 function fired(clock: FakeClock) {
   const times: number[] = [];

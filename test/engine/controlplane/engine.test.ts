@@ -3,7 +3,6 @@
  * Two independent head nodes, so each input message yields exactly one output message.
  */
 import pino from 'pino';
-import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { MemoryBroker } from '../../../engine/broker/memory/index.ts';
 import type { BrokerConsumer } from '../../../engine/broker/types.ts';
@@ -13,6 +12,7 @@ import { createEngineMetrics } from '../../../engine/metrics/index.ts';
 import { compileConfig } from '../../../engine/runtime/compile.ts';
 import { type RunningEngine, startEngine } from '../../../engine/runtime/engine.ts';
 import { MemoryStore } from '../../../engine/store/index.ts';
+import { test } from '../../support/suite.ts';
 import { acks, feedbacks, sleep, startTestServer, type TestServer, waitFor } from './support.ts';
 
 const CONFIG = {

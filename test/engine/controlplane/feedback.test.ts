@@ -1,7 +1,7 @@
-import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { FeedbackScheduler } from '../../../engine/controlplane/feedback.ts';
 import { FakeClock } from '../../support/fake-clock.ts';
+import { test } from '../../support/suite.ts';
 
 function scheduler(clock: FakeClock, intervalMs: number, send?: () => Promise<number | null>) {
   const sent: number[] = [];

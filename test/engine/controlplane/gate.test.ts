@@ -1,6 +1,6 @@
-import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { NodeGate } from '../../../engine/controlplane/gate.ts';
+import { test } from '../../support/suite.ts';
 
 const desired = (entries: Record<string, 'running' | 'paused'>) => new Map(Object.entries(entries));
 const states = (gate: NodeGate) => Object.fromEntries([...gate.nodes].map((n) => [n, gate.state(n)]));

@@ -4,7 +4,6 @@
  * a type gains or loses a field, and the tests fail when the proto does.
  */
 import type * as grpc from '@grpc/grpc-js';
-import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type {
   DesiredState,
@@ -16,6 +15,7 @@ import type {
   PartitionFeedback,
 } from '../../../engine/controlplane/index.ts';
 import { controlPlaneService, packageDefinition } from '../../../engine/controlplane/proto.ts';
+import { test } from '../../support/suite.ts';
 
 type Fields<T> = { readonly [K in keyof T]-?: true };
 

@@ -2,10 +2,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { Registry } from 'prom-client';
 import { firstValueFrom } from 'rxjs';
-import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createControlPlane, type EngineSample } from '../../../engine/controlplane/index.ts';
 import { parseCommand } from '../../../examples/controlplane/commands.ts';
+import { test } from '../../support/suite.ts';
 import { capturingLogger, freePort, waitFor } from './support.ts';
 
 const NODES = ['orders', 'customers'];

@@ -1,12 +1,12 @@
 /** The engine's decoder of `DesiredState` bytes: anything that does not decode exactly is rejected. */
 import type * as grpc from '@grpc/grpc-js';
-import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
   controlPlaneClient,
   controlPlaneService,
   UndecodableMessage,
 } from '../../../engine/controlplane/proto.ts';
+import { test } from '../../support/suite.ts';
 
 const connect = (controlPlaneClient() as unknown as { service: grpc.ServiceDefinition }).service
   .Connect as grpc.MethodDefinition<object, unknown>;

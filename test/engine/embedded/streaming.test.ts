@@ -1,6 +1,5 @@
 import * as assert from 'node:assert/strict';
 import { pino } from 'pino';
-import { test } from 'uvu';
 import type { ConsumedMessage } from '../../../engine/broker/types.ts';
 import type { Config } from '../../../engine/config/index.ts';
 import { EmbeddedEngine, type EmbeddedEngineOptions } from '../../../engine/embedded/engine.ts';
@@ -11,6 +10,7 @@ import { MemoryStore } from '../../../engine/store/index.ts';
 import { configFor, SINGLE_VIEW } from '../../support/configs.ts';
 import { create, runEvents, update } from '../../support/embedded.ts';
 import type { InputEvent } from '../../support/oracle.ts';
+import { test } from '../../support/suite.ts';
 
 const INPUT_TOPICS = ['customers', 'orders', 'items'];
 const TOPICS = [...INPUT_TOPICS, 'internal', 'output'];

@@ -1,7 +1,7 @@
-import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { GenericFilter } from '../../../engine/filter/ast.ts';
 import { buildStoreEdges, compileFilter, compileQuery } from '../../../engine/filter/index.ts';
+import { test } from '../../support/suite.ts';
 
 const eq = (foreign: (string | number)[], right: unknown) =>
   ({ $eq: [{ foreign }, right] }) as unknown as GenericFilter;

@@ -1,7 +1,7 @@
-import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { GenericFilter } from '../../../engine/filter/ast.ts';
 import { describeFilter, formatFieldPath } from '../../../engine/filter/describe.ts';
+import { test } from '../../support/suite.ts';
 
 const eq = (foreign: string, local: string): GenericFilter => ({
   $eq: [{ foreign: [foreign] }, { local: [local] }],

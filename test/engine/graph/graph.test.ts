@@ -1,4 +1,3 @@
-import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
   buildGraph,
@@ -7,6 +6,7 @@ import {
   GraphError,
   topologicalSort,
 } from '../../../engine/graph/index.ts';
+import { test } from '../../support/suite.ts';
 
 function graphOf(links: Array<[string, string]>, nodeIds: string[]): GraphConfig {
   const edges = links.map(([parent, child]) => ({ id: `${parent}_${child}`, filter: true as const }));

@@ -1,11 +1,11 @@
 import { pino } from 'pino';
-import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createEngineApi } from '../../../engine/http/app.ts';
 import { encodeKeyOnly } from '../../../engine/record/key.ts';
 import { reflect } from '../../../engine/runtime/compile.ts';
 import { configFor, SINGLE_VIEW } from '../../support/configs.ts';
 import { create, runEvents } from '../../support/embedded.ts';
+import { test } from '../../support/suite.ts';
 
 const config = configFor(SINGLE_VIEW, (d) => {
   d.server = { apiPrefix: '/api/v1' };

@@ -1,4 +1,3 @@
-import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
   decodeInternalUpdate,
@@ -7,6 +6,7 @@ import {
   internalUpdateId,
   mergeInternalUpdates,
 } from '../../../engine/internal-updates/message.ts';
+import { test } from '../../support/suite.ts';
 
 const update = (op?: InternalUpdate['op']): InternalUpdate => ({
   head: 'customers',

@@ -1,7 +1,7 @@
-import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { HEAD_HEADER, type HeadOutcome, planOutput } from '../../../engine/output/messages.ts';
 import { decodeKeyOnly } from '../../../engine/record/key.ts';
+import { test } from '../../support/suite.ts';
 
 const ck = '{"id":1}';
 const agg = { value: { id: 1 }, dependencies: { orders: [] } };

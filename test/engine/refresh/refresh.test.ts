@@ -1,8 +1,8 @@
-import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { refreshHeads } from '../../../engine/refresh/refresh.ts';
 import { configFor, SINGLE_VIEW } from '../../support/configs.ts';
 import { create, runEvents } from '../../support/embedded.ts';
+import { test } from '../../support/suite.ts';
 
 test('refresh re-emits the current aggregate of every head record as r, through the engine', async () => {
   const config = configFor(SINGLE_VIEW, (d) => {

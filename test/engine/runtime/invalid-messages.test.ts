@@ -1,7 +1,7 @@
-import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { configFor, SINGLE_VIEW } from '../../support/configs.ts';
 import { counterValue, create, runEvents } from '../../support/embedded.ts';
+import { test } from '../../support/suite.ts';
 
 const base = configFor(SINGLE_VIEW);
 const withDeadLetters = configFor(SINGLE_VIEW, (d) => {

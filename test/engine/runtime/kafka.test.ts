@@ -3,7 +3,6 @@
  * MONGODB_URL). Input is produced with a Kafka producer, output read back with a consumer group.
  */
 import { pino } from 'pino';
-import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createKafkaBroker } from '../../../engine/broker/kafka/index.ts';
 import type { Broker, BrokerConsumer } from '../../../engine/broker/types.ts';
@@ -18,6 +17,8 @@ import { create, remove, runEvents, update } from '../../support/embedded.ts';
 import { type KafkaFixture, startKafka } from '../../support/kafka.ts';
 import { type MongoFixture, startMongo } from '../../support/mongo.ts';
 import type { InputEvent } from '../../support/oracle.ts';
+import { repeatOnStandInDefect } from '../../support/retry.ts';
+import { test } from '../../support/suite.ts';
 
 /**
  * Mokapi now and then mis-handles an idempotent producer's sequence numbers ("out of order
@@ -31,7 +32,6 @@ import type { InputEvent } from '../../support/oracle.ts';
  * record per batch on Mokapi avoids the defect in most runs (`test/support/kafka.ts`).
  */
 const ATTEMPTS = process.env.KAFKA_BROKERS ? 1 : 5;
-const MOKAPI_FAULT = /Fatal error|out of order sequence|purged/;
 const TOPICS = { customers: 2, orders: 2, items: 2, internal: 2, output: 2 };
 let kafka: KafkaFixture;
 let mongo: MongoFixture;
@@ -195,19 +195,18 @@ async function runPhases(attempt: number): Promise<Map<string, unknown>> {
 }
 
 test('Kafka mode with MongoStore converges to the embedded result, across a restart', async () => {
-  let last: Map<string, unknown> | undefined;
-  for (let attempt = 0; !last; attempt++) {
-    try {
-      last = await runPhases(attempt);
-    } catch (error) {
-      if (attempt + 1 >= ATTEMPTS || !MOKAPI_FAULT.test((error as Error).message)) throw error;
-      console.log(
-        `kafka: attempt ${attempt + 1} hit Mokapi's idempotent-producer defect; retrying on a fresh one`,
-      );
-      await kafka.stop();
-      kafka = await startKafka({ topics: TOPICS });
-    }
-  }
+  const last = await repeatOnStandInDefect(
+    {
+      what: 'kafka e2e',
+      attempts: ATTEMPTS,
+      defect: (error) => kafka.defect(error),
+      renew: async () => {
+        await kafka.stop();
+        kafka = await startKafka({ topics: TOPICS });
+      },
+    },
+    (attempt) => runPhases(attempt),
+  );
 
   const embedded = await runEvents(configFor(SINGLE_VIEW), [...PHASE_A, ...PHASE_B]);
   const live = (entries: Map<string, unknown>) =>

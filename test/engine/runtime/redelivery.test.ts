@@ -1,10 +1,10 @@
 import { pino } from 'pino';
-import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { EmbeddedEngine } from '../../../engine/embedded/engine.ts';
 import { parseInputLine } from '../../../engine/embedded/input.ts';
 import { canonicalJson } from '../../../engine/record/key.ts';
 import { configFor, SINGLE_VIEW } from '../../support/configs.ts';
+import { test } from '../../support/suite.ts';
 
 test('a move redelivered after a crash that followed its store write still updates the old parent', async () => {
   const outputs: { key: string; after: { dependencies: { orders: unknown[] } } | null }[] = [];

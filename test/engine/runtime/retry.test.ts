@@ -1,5 +1,4 @@
 import { pino } from 'pino';
-import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { MemoryBroker } from '../../../engine/broker/memory/index.ts';
 import { canonicalJson } from '../../../engine/record/key.ts';
@@ -8,6 +7,7 @@ import { startEngine } from '../../../engine/runtime/engine.ts';
 import { MemoryStore } from '../../../engine/store/index.ts';
 import type { Store } from '../../../engine/store/types.ts';
 import { configFor, SINGLE_VIEW } from '../../support/configs.ts';
+import { test } from '../../support/suite.ts';
 
 /** A real MemoryStore whose first `failures` writes fail, as a MongoDB failover would. */
 function failingWrites(store: MemoryStore, failures: number): { store: Store; failed: () => number } {

@@ -1,4 +1,3 @@
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Config } from '../../../engine/config/index.ts';
 import type { GenericFilter } from '../../../engine/filter/ast.ts';
@@ -14,6 +13,7 @@ import {
   update,
 } from '../../support/embedded.ts';
 import { expectedAggregates, type InputEvent } from '../../support/oracle.ts';
+import { suite } from '../../support/suite.ts';
 
 /** Every head key ends on the oracle's aggregate; every deleted head ends on d + tombstone. */
 function assertConverged(run: EmbeddedRun, config: Config, events: readonly InputEvent[], head: string) {

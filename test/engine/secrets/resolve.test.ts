@@ -1,7 +1,7 @@
-import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ConfigError, parseConfig } from '../../../engine/config/index.ts';
 import { readFileKey, resolveSecret, resolveSecrets, SecretError } from '../../../engine/secrets/index.ts';
+import { test } from '../../support/suite.ts';
 import { edited } from '../config/fixtures.ts';
 
 const files: Record<string, string> = {

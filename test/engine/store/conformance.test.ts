@@ -7,7 +7,6 @@
  *  - the upward query returns every linked parent (it may return more).
  */
 import { MongoClient } from 'mongodb';
-import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { buildStoreEdges, compileQuery, type Query, toMongoFilter } from '../../../engine/filter/index.ts';
 import type { JsonObject } from '../../../engine/record/json.ts';
@@ -20,6 +19,7 @@ import {
   sinkCollection,
 } from '../../../engine/store/index.ts';
 import { startMongo } from '../../support/mongo.ts';
+import { test } from '../../support/suite.ts';
 import { CASES, CHILDREN, type ConformanceCase, PARENTS, type Row } from './conformance-cases.ts';
 
 const CONFIG_ID = 'conformance';

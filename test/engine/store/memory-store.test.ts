@@ -1,8 +1,8 @@
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { GenericFilter } from '../../../engine/filter/ast.ts';
 import { buildStoreEdges } from '../../../engine/filter/index.ts';
 import { MemoryStore } from '../../../engine/store/index.ts';
+import { suite } from '../../support/suite.ts';
 import { LAYOUT, storeBehaviour, upsert } from './store-behaviour.ts';
 
 const behaviour = suite('MemoryStore behaviour');

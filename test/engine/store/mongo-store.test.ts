@@ -1,12 +1,12 @@
 import { createServer } from 'node:net';
 import { MongoClient, MongoNetworkError, MongoServerError } from 'mongodb';
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { keyId } from '../../../engine/record/key.ts';
 import { MongoStore, StoreUnavailableError, sinkCollection } from '../../../engine/store/index.ts';
 import { emittedCollection } from '../../../engine/store/mongo/names.ts';
 import { isTransient, withRetry } from '../../../engine/store/mongo/retry.ts';
 import { startMongo } from '../../support/mongo.ts';
+import { suite } from '../../support/suite.ts';
 import { LAYOUT, storeBehaviour, upsert } from './store-behaviour.ts';
 
 const mongo = await startMongo();

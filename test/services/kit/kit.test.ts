@@ -6,7 +6,6 @@ import { Writable } from 'node:stream';
 import { Hono } from 'hono';
 import pino from 'pino';
 import { Registry } from 'prom-client';
-import { test } from 'uvu';
 import { z } from 'zod';
 import {
   createServiceApp,
@@ -24,6 +23,7 @@ import {
   requestLogger,
   serve,
 } from '../../../services/kit/index.ts';
+import { test } from '../../support/suite.ts';
 
 function capturedLogger() {
   const lines: Array<Record<string, unknown>> = [];

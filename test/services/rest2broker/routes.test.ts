@@ -6,7 +6,6 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { Hono } from 'hono';
 import pino from 'pino';
-import { test } from 'uvu';
 import { z } from 'zod';
 import type { RunningServer } from '../../../services/kit/index.ts';
 import {
@@ -18,6 +17,7 @@ import {
   type Rest2BrokerRoute,
 } from '../../../services/rest2broker/index.ts';
 import { type KafkaFixture, startKafka } from '../../support/kafka.ts';
+import { test } from '../../support/suite.ts';
 import { startTopicReader, type TopicReader } from './topic-reader.ts';
 
 const TOPICS = { raw: 1, options: 3, events: 2, adapted: 1, validated: 1, checkup: 1 };
