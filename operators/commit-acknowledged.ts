@@ -2,7 +2,8 @@
  * The end of a pipeline: a batch reaching this operator is acknowledged, and the consumer commits
  * per partition the highest offset before which every emitted batch is acknowledged — correct
  * with out-of-order and merged acknowledgements. Commits happen at most every `intervalMs`
- * (0: after every batch), and once more when the stream completes, before completing downstream.
+ * (0: after every batch; timed on `clock`, the system's by default), and once more when the
+ * stream completes, before completing downstream.
  * Batches pass through unchanged; a failed commit fails the stream.
  *
  * @example
@@ -14,23 +15,25 @@
 import { Observable, type OperatorFunction } from 'rxjs';
 import type { BrokerConsumer } from '../engine/broker/types.ts';
 import { acknowledge, type Batch } from './batch.ts';
+import { type Clock, systemClock } from './clock.ts';
 import type { OffsetTracker } from './offset-tracker.ts';
 
 export function commitAcknowledged<T>(
   consumer: BrokerConsumer,
-  options: { readonly intervalMs: number },
+  options: { readonly intervalMs: number; readonly clock?: Clock },
 ): OperatorFunction<Batch<T>, Batch<T>> {
+  const clock = options.clock ?? systemClock;
   return (source) =>
     new Observable<Batch<T>>((subscriber) => {
       const trackers = new Set<OffsetTracker>();
-      let timer: NodeJS.Timeout | undefined;
+      let timer: unknown;
       let lastCommitAt = 0;
       let committing: Promise<void> = Promise.resolve();
 
       const commit = (): Promise<void> => {
-        clearTimeout(timer);
+        clock.clearTimeout(timer);
         timer = undefined;
-        lastCommitAt = Date.now();
+        lastCommitAt = clock.now();
         // One commit at a time, each reading the tracker when it starts: offsets only grow.
         committing = committing.then(async () => {
           for (const tracker of trackers) {
@@ -48,9 +51,9 @@ export function commitAcknowledged<T>(
         next(batch) {
           acknowledge(batch);
           for (const ack of batch.acks) trackers.add(ack.tracker);
-          const wait = lastCommitAt + options.intervalMs - Date.now();
+          const wait = lastCommitAt + options.intervalMs - clock.now();
           if (options.intervalMs <= 0 || wait <= 0) void commitOrFail();
-          else timer ??= setTimeout(commitOrFail, wait);
+          else timer ??= clock.setTimeout(commitOrFail, wait);
           subscriber.next(batch);
         },
         error(error: unknown) {
@@ -68,7 +71,7 @@ export function commitAcknowledged<T>(
         },
       });
       return () => {
-        clearTimeout(timer);
+        clock.clearTimeout(timer);
         subscription.unsubscribe();
       };
     });

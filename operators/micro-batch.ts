@@ -6,18 +6,22 @@
  *   writes$.pipe(microBatch({ maxSize: 1000, maxWaitMs: 20 })); // Observable<Write[]>
  */
 import { Observable, type OperatorFunction } from 'rxjs';
+import { type Clock, systemClock } from './clock.ts';
 
 export function microBatch<T>(options: {
   readonly maxSize: number;
   readonly maxWaitMs: number;
+  /** Times the wait; the system's by default. */
+  readonly clock?: Clock;
 }): OperatorFunction<T, T[]> {
+  const clock = options.clock ?? systemClock;
   return (source) =>
     new Observable<T[]>((subscriber) => {
       let pending: T[] = [];
-      let timer: NodeJS.Timeout | undefined;
+      let timer: unknown;
 
       const flush = () => {
-        clearTimeout(timer);
+        clock.clearTimeout(timer);
         timer = undefined;
         if (pending.length === 0) return;
         const batch = pending;
@@ -29,10 +33,10 @@ export function microBatch<T>(options: {
         next(item) {
           pending.push(item);
           if (pending.length >= options.maxSize) flush();
-          else timer ??= setTimeout(flush, options.maxWaitMs);
+          else timer ??= clock.setTimeout(flush, options.maxWaitMs);
         },
         error(error: unknown) {
-          clearTimeout(timer);
+          clock.clearTimeout(timer);
           subscriber.error(error);
         },
         complete() {
@@ -41,7 +45,7 @@ export function microBatch<T>(options: {
         },
       });
       return () => {
-        clearTimeout(timer);
+        clock.clearTimeout(timer);
         subscription.unsubscribe();
       };
     });

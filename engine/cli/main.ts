@@ -4,6 +4,7 @@ import { explainCommand } from './explain.ts';
 import { refreshCommand } from './refresh.ts';
 import { runCommand } from './run.ts';
 import { schemaCommand } from './schema.ts';
+import { serviceCommand } from './service.ts';
 import { validateCommand } from './validate.ts';
 
 const COMMANDS: readonly CliCommand[] = [
@@ -12,6 +13,7 @@ const COMMANDS: readonly CliCommand[] = [
   explainCommand,
   runCommand,
   refreshCommand,
+  serviceCommand,
 ];
 
 const USAGE = `Usage: streamfold <command> [options]

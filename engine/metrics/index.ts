@@ -7,7 +7,8 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom
 export function createEngineMetrics(options: { defaultMetrics?: boolean } = {}) {
   const registry = new Registry();
   if (options.defaultMetrics ?? true)
-    collectDefaultMetrics({ register: registry, prefix: 'streamfold_process_' });
+    // prom-client's names already start with `process_`/`nodejs_`: the prefix is the project's.
+    collectDefaultMetrics({ register: registry, prefix: 'streamfold_' });
   const registers = [registry];
   return {
     registry,

@@ -55,7 +55,7 @@ export function inputPipeline(
   );
 }
 
-/** Head keys recomputed per batch at most (5 store round trips on W1 whatever the size). */
+/** Head keys recomputed per batch at most (5 store round trips on W1 whatever the size, 6 when a head was deleted). */
 export const RECOMPUTE_MAX_HEADS = 1024;
 
 /**

@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { errorHandler, notFoundHandler } from './error-handler.ts';
+import { methodNotAllowed } from './method-not-allowed.ts';
 import { httpMetrics, metricsRoute } from './metrics.ts';
 import { requestLogger } from './request-logger.ts';
 import { wrapThrownValues } from './thrown-values.ts';
@@ -16,7 +17,8 @@ export interface ServiceAppOptions {
 /**
  * A Hono app with everything a service of this project shares: request logging with request ids,
  * HTTP metrics and `GET /-/metrics`, the health routes, and JSON errors (whatever is thrown: a
- * non-Error value too). Add the service's own routes to the result.
+ * non-Error value too; 405 with `Allow` for a known path asked with another method). Add the
+ * service's own routes to the result.
  */
 export function createServiceApp({ logger, registry, health }: ServiceAppOptions): Hono {
   const app = new Hono();
@@ -27,6 +29,6 @@ export function createServiceApp({ logger, registry, health }: ServiceAppOptions
   app.route('/', health);
   app.route('/', metricsRoute(registry));
   app.onError(errorHandler);
-  app.notFound(notFoundHandler);
+  app.notFound(methodNotAllowed(app, notFoundHandler));
   return app;
 }

@@ -3,6 +3,7 @@ import { Subject } from 'rxjs';
 import { MemoryBroker } from '../../engine/broker/memory/index.ts';
 import type { BrokerConsumer, ConsumedMessage } from '../../engine/broker/types.ts';
 import { type Batch, commitAcknowledged, mergeBatches, OffsetTracker } from '../../operators/index.ts';
+import { FakeClock } from '../support/fake-clock.ts';
 import { test } from '../support/suite.ts';
 
 /** A consumer owning partitions 0 and 1 of `t`, with 3 messages read from each. */
@@ -65,26 +66,30 @@ test('commits at most every intervalMs, and once more on completion before compl
   const batches = messages.map((m) => batchOf(tracker, [m]));
   const input = new Subject<Batch<ConsumedMessage>>();
   const commits: number[] = [];
+  const clock = new FakeClock();
   const original = consumer.commit.bind(consumer);
   consumer.commit = (offsets) => {
-    commits.push(Date.now());
+    commits.push(clock.now() - clock.start);
     return original(offsets);
   };
   let completedAfterCommit = false;
-  input.pipe(commitAcknowledged(consumer, { intervalMs: 60 })).subscribe({
+  input.pipe(commitAcknowledged(consumer, { intervalMs: 60, clock })).subscribe({
     complete: () => {
       completedAfterCommit = commits.length > 0;
     },
   });
   input.next(batches[0]!); // commits at once
   await tick();
+  await clock.advance(10);
   for (const batch of batches.slice(1, 4)) input.next(batch); // within the interval: wait
   await tick();
-  assert.equal(commits.length, 1);
+  assert.deepEqual(commits, [0]);
   assert.deepEqual(await committed(consumer), { 0: 1, 1: -1 });
-  await new Promise((resolve) => setTimeout(resolve, 90));
-  assert.equal(commits.length, 2, 'one more commit after the interval');
-  assert.ok(commits[1]! - commits[0]! >= 55);
+  await clock.advance(49);
+  assert.deepEqual(commits, [0], 'not before the interval');
+  await clock.advance(1);
+  await tick();
+  assert.deepEqual(commits, [0, 60], 'one more commit when the interval is over');
   input.next(batches[4]!);
   input.next(batches[5]!);
   input.complete();

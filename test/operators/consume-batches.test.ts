@@ -7,7 +7,8 @@ import { test } from '../support/suite.ts';
 
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function until(condition: () => boolean, timeoutMs = 2000): Promise<void> {
+/** Polls `condition`; the bound holds on a loaded machine (the waits are for a few polls). */
+async function until(condition: () => boolean, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
     if (Date.now() > deadline) throw new Error('condition not met in time');

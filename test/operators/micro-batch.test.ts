@@ -1,37 +1,38 @@
 import * as assert from 'node:assert/strict';
 import { Subject } from 'rxjs';
 import { microBatch } from '../../operators/index.ts';
+import { FakeClock } from '../support/fake-clock.ts';
 import { test } from '../support/suite.ts';
 
-const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 test('emits full batches by count at once and a partial one after maxWaitMs', async () => {
+  const clock = new FakeClock();
   const input = new Subject<number>();
   const out: number[][] = [];
-  input.pipe(microBatch({ maxSize: 3, maxWaitMs: 20 })).subscribe((b) => out.push(b));
+  input.pipe(microBatch({ maxSize: 3, maxWaitMs: 20, clock })).subscribe((b) => out.push(b));
   for (let i = 1; i <= 7; i++) input.next(i);
   assert.deepEqual(out, [
     [1, 2, 3],
     [4, 5, 6],
   ]);
-  await wait(40);
+  await clock.advance(19);
+  assert.equal(out.length, 2, 'the partial batch waits maxWaitMs');
+  await clock.advance(1);
   assert.deepEqual(out[2], [7]);
+  assert.equal(clock.pending, 0);
 });
 
 test('the wait counts from the first item of a batch, not the last', async () => {
+  const clock = new FakeClock();
   const input = new Subject<number>();
   const out: Array<{ at: number; items: number[] }> = [];
-  const started = Date.now();
   input
-    .pipe(microBatch({ maxSize: 100, maxWaitMs: 40 }))
-    .subscribe((items) => out.push({ at: Date.now() - started, items }));
+    .pipe(microBatch({ maxSize: 100, maxWaitMs: 40, clock }))
+    .subscribe((items) => out.push({ at: clock.now() - clock.start, items }));
   input.next(1);
-  await wait(25);
+  await clock.advance(25);
   input.next(2);
-  await wait(30);
-  assert.equal(out.length, 1);
-  assert.deepEqual(out[0]!.items, [1, 2]);
-  assert.ok(out[0]!.at < 52, `emitted ${out[0]!.at} ms after the first item`);
+  await clock.advance(30);
+  assert.deepEqual(out, [{ at: 40, items: [1, 2] }]);
 });
 
 test('completion flushes the rest; errors pass through; unsubscribing leaves no timer', async () => {

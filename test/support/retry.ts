@@ -16,8 +16,8 @@ export interface RepeatOptions {
   readonly attempts: number;
   /** The defect behind a failure, from the stand-in's log (e.g. `KafkaFixture.defect`), else null. */
   readonly defect: (error: unknown) => string | null;
-  /** Replaces the faulted stand-in before the next attempt. */
-  readonly renew: () => Promise<void>;
+  /** Replaces the faulted stand-in before the next attempt (none when each run starts its own). */
+  readonly renew?: () => Promise<void>;
 }
 
 export async function repeatOnStandInDefect<T>(
@@ -34,7 +34,7 @@ export async function repeatOnStandInDefect<T>(
         `\n  ↻ ${options.what}: attempt ${attempt} of ${options.attempts} failed on a stand-in defect, repeating on a fresh one\n` +
           `    ${defect}\n    (the failure: ${(error as Error).message?.split('\n')[0]})\n`,
       );
-      await options.renew();
+      await options.renew?.();
     }
   }
 }

@@ -47,11 +47,12 @@ test('consume wakes up on a write (no polling sleep), times out with [], and an 
   consumer.subscribe(['t']);
   await settle();
   const started = Date.now();
-  const waiting = consumer.consume(10, 5000);
+  // A timeout far beyond any stall of a loaded machine, so the bound tells the write from the timeout.
+  const waiting = consumer.consume(10, 60_000);
   setTimeout(() => void broker.producer().produce({ topic: 't', key: null, value: value('x') }), 10);
   const got = await waiting;
   assert.equal(got.length, 1);
-  assert.ok(Date.now() - started < 1000, 'resolved on the write, not at the timeout');
+  assert.ok(Date.now() - started < 30_000, 'resolved on the write, not at the timeout');
   assert.deepEqual(await consumer.consume(10, 20), []);
 
   const controller = new AbortController();
@@ -324,7 +325,9 @@ test('dropping is amortised: 200k single-message commits, interleaved with appen
     expected++;
     await commitAt(consumer, expected);
     const elapsed = Date.now() - started;
-    if (elapsed > 10_000) assert.fail(`${i} commits took ${elapsed} ms: not amortised O(1)`);
+    // Not a speed goal: O(n) copies take minutes, amortised O(1) well under a second; the bound
+    // only tells the two apart, with room for a loaded machine.
+    if (elapsed > 60_000) assert.fail(`${i} commits took ${elapsed} ms: not amortised O(1)`);
   }
   assert.deepEqual(broker.offsets('t'), [{ low: 200_000, high: 250_000 }]);
   const kept = broker.messages('t')[0]!;

@@ -179,4 +179,12 @@ test('--help everywhere; usage errors exit 2', () => {
   assert.is(cli(['schema', 'extra']).code, 2);
 });
 
+test('service: an unknown name is a usage error listing the services, exit 2', () => {
+  const { code, stderr } = cli(['service', 'no-such-service']);
+  assert.is(code, 2);
+  assert.match(stderr, /streamfold service: unknown service "no-such-service" \(services: /);
+  assert.match(stderr, /Usage: streamfold service <name> \[--print-config-schema\]/);
+  assert.is(cli(['service']).code, 2, 'the name is required');
+});
+
 test.run();

@@ -172,11 +172,7 @@ test('gated until a desired state; pause stops one node while the other continue
   try {
     await h.produce('customers', 0, 10);
     await h.produce('products', 0, 10);
-    await waitFor(
-      'gated feedback showing the lag',
-      () => lastFeedbackOf(h.server, 'customers')?.lag === 10,
-      5000,
-    );
+    await waitFor('gated feedback showing the lag', () => lastFeedbackOf(h.server, 'customers')?.lag === 10);
     await sleep(300);
     assert.is(await h.readOutputs(), 0, 'nothing processed while gated');
     assert.is(await h.consumed('customers'), 0);
@@ -189,7 +185,7 @@ test('gated until a desired state; pause stops one node while the other continue
         { node: 'products', state: 'NODE_STATE_RUNNING' },
       ],
     });
-    await waitFor('20 outputs', async () => (await h.readOutputs()) === 20, 10_000);
+    await waitFor('20 outputs', async () => (await h.readOutputs()) === 20);
     await waitFor('feedback with lag 0 and committed offsets', () => {
       const c = lastFeedbackOf(h.server, 'customers');
       return c?.lag === 0 && c.committed === 10 && c.state === 'NODE_STATE_RUNNING';
@@ -225,7 +221,7 @@ test('gated until a desired state; pause stops one node while the other continue
     });
 
     h.server.send({ requestId: 'resume', nodes: [{ node: 'customers', state: 'NODE_STATE_RUNNING' }] });
-    await waitFor('30 outputs', async () => (await h.readOutputs()) === 30, 10_000);
+    await waitFor('30 outputs', async () => (await h.readOutputs()) === 30);
     await sleep(300);
     await h.readOutputs();
     assertExactlyOnce(h.outputs, 'customers', 15);

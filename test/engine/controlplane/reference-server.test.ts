@@ -67,7 +67,7 @@ test('prints feedback and pauses/resumes nodes from stdin', async () => {
   try {
     await waitFor('the server to listen', () => output.includes('listening'), 15_000);
     plane.start(source);
-    await waitFor('a printed feedback', () => /engine-0001 #1 \(gated/.test(output), 5000);
+    await waitFor('a printed feedback', () => /engine-0001 #1 \(gated/.test(output));
     assert.match(output, /orders\s+paused\s+2\.5 msg\/s {2}lag 3 {2}\[orders\/0@4 lag 3\]/);
 
     child.stdin?.write('resume orders\n');

@@ -118,11 +118,14 @@ export function capturingLogger(): { logger: Logger; lines: Array<Record<string,
   return { logger: pino({ level: 'debug' }, sink), lines };
 }
 
-/** Polls `check` every 10 ms until it is truthy; fails after `timeoutMs` with `what`. */
+/**
+ * Polls `check` every 10 ms until it is truthy; fails after `timeoutMs` with `what`. The default
+ * bound holds with both cores busy (the suite runs two files at once).
+ */
 export async function waitFor<T>(
   what: string,
   check: () => T | Promise<T>,
-  timeoutMs = 5000,
+  timeoutMs = 20_000,
 ): Promise<Exclude<T, false | 0 | '' | null | undefined>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {

@@ -160,9 +160,12 @@ test('feed also waits while outputs are not delivered: a slow sink holds the inp
       fed++;
     }
   })();
-  await new Promise((resolve) => setTimeout(resolve, 1_000));
+  // The feed stops once the undelivered outputs reach the bound (polled: how soon depends on load).
+  for (const deadline = Date.now() + 30_000; embedded.pendingDownstream() < 100; ) {
+    if (Date.now() > deadline) assert.fail(`the undelivered outputs never reached the bound (fed ${fed})`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
   assert.ok(fed < stream.length, `feed waits for the sink (fed ${fed})`);
-  assert.ok(embedded.pendingDownstream() >= 100, 'because the undelivered outputs reached the bound');
   assert.equal(outputs.length, 0);
   openSink();
   await within(30_000, feeding);
@@ -186,7 +189,7 @@ test('a failed engine makes a waiting feed and drain reject with its error', asy
   })();
   await assert.rejects(within(30_000, feeding), /the disk is on fire/);
   assert.ok(uncommittedInput(embedded) <= 10);
-  await assert.rejects(within(5_000, embedded.drain()), /the disk is on fire/);
+  await assert.rejects(within(30_000, embedded.drain()), /the disk is on fire/);
   await embedded.stop();
 });
 

@@ -1,6 +1,7 @@
 import { pino } from 'pino';
 import * as assert from 'uvu/assert';
 import { createEngineApi } from '../../../engine/http/app.ts';
+import { createEngineMetrics } from '../../../engine/metrics/index.ts';
 import { encodeKeyOnly } from '../../../engine/record/key.ts';
 import { reflect } from '../../../engine/runtime/compile.ts';
 import { configFor, SINGLE_VIEW } from '../../support/configs.ts';
@@ -79,6 +80,19 @@ test('reflection lists nodes, heads and readable edges', async () => {
   await run.embedded.stop();
 });
 
+test('a known route with the wrong method: 405 with Allow, not 404', async () => {
+  const { app, run } = await api();
+  const item = await app.request(`/api/v1/heads/customers/items/${encodeKeyOnly('{"id":1}')}`, {
+    method: 'POST',
+  });
+  assert.is(item.status, 405);
+  assert.is(item.headers.get('allow'), 'GET, HEAD');
+  assert.is(((await item.json()) as { error: string }).error, 'Method Not Allowed');
+  assert.is((await app.request('/api/v1/reflection/aggregation/graph', { method: 'PUT' })).status, 405);
+  assert.is((await app.request('/api/v1/nothing', { method: 'PUT' })).status, 404);
+  await run.embedded.stop();
+});
+
 test('health, readiness and metrics', async () => {
   const { app, run } = await api();
   assert.is((await app.request('/-/healthz')).status, 200);
@@ -100,6 +114,13 @@ test('health, readiness and metrics', async () => {
   await run.embedded.stop();
   // Stopped: the consumers left their groups and the store is closed, so readiness fails.
   assert.is((await app.request('/-/ready')).status, 503);
+});
+
+test('process and runtime metrics carry the project prefix once', async () => {
+  const metrics = await createEngineMetrics().registry.metrics();
+  assert.match(metrics, /^streamfold_process_cpu_user_seconds_total \d/m);
+  assert.match(metrics, /^streamfold_nodejs_eventloop_lag_seconds \d/m);
+  assert.not.match(metrics, /process_process_/);
 });
 
 test.run();

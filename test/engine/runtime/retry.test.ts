@@ -66,7 +66,9 @@ test('a failing batch is retried, then processed once the store recovers; nothin
     key: Buffer.from('{"id":9}'),
     value: Buffer.from('{"op":"c","after":{"id":9,"customerId":1}}'),
   });
-  for (let i = 0; i < 400 && !(await engine.idle()); i++) await new Promise((r) => setTimeout(r, 25));
+  // Polled with a bound that holds on a loaded machine (the retries' backoff takes about a second).
+  for (const deadline = Date.now() + 60_000; Date.now() < deadline && !(await engine.idle()); )
+    await new Promise((r) => setTimeout(r, 25));
   assert.ok(await engine.idle(), 'drained');
   assert.is(failed(), 2, 'the injected failures happened');
   const stored = await memory.get('orders', [canonicalJson({ id: 9 })]);

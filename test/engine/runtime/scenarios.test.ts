@@ -13,6 +13,7 @@ import {
   update,
 } from '../../support/embedded.ts';
 import { expectedAggregates, type InputEvent } from '../../support/oracle.ts';
+import { type EventMix, randomEvents, seeded } from '../../support/random-events.ts';
 import { suite } from '../../support/suite.ts';
 
 /** Every head key ends on the oracle's aggregate; every deleted head ends on d + tombstone. */
@@ -93,41 +94,18 @@ for (const mode of MODES) {
 
 const random = suite('random workloads converge to the oracle');
 
-function seeded(seed: number) {
-  let x = seed >>> 0 || 1;
-  return () => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return (x >>> 0) / 0x1_0000_0000;
-  };
-}
-
-function randomEvents(spec: GraphSpec, seed: number, count: number): InputEvent[] {
-  const rnd = seeded(seed);
-  const pick = <T>(list: readonly T[]): T => list[Math.floor(rnd() * list.length)] as T;
-  const ids = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
-  const fields: Record<string, Record<string, () => unknown>> = {
-    customers: { tier: () => pick(['gold', 'silver']) },
-    orders: { customerId: () => pick(ids(6)) },
-    payments: { customerId: () => pick(ids(6)) },
-    items: { orderId: () => pick(ids(12)) },
-    refunds: { orderId: () => pick(ids(12)), paymentId: () => pick(ids(12)) },
-  };
-  const events: InputEvent[] = [];
-  for (let i = 0; i < count; i++) {
-    const node = pick(spec.nodes);
-    const id = pick(ids(node === 'customers' ? 6 : 12));
-    if (rnd() < 0.15) {
-      events.push(remove(node, { id }));
-      continue;
-    }
-    const after: Record<string, unknown> = { id, n: i };
-    for (const [field, value] of Object.entries(fields[node] ?? {})) after[field] = value();
-    events.push(rnd() < 0.5 ? create(node, after) : update(node, after));
-  }
-  return events;
-}
+const mixOf = (spec: GraphSpec): EventMix => ({
+  nodes: spec.nodes,
+  population: (node) => (node === 'customers' ? 6 : 12),
+  deleteRate: () => 0.15,
+  fields: {
+    customers: { tier: (draw) => draw.pick(['gold', 'silver']) },
+    orders: { customerId: (draw) => draw.id(6) },
+    payments: { customerId: (draw) => draw.id(6) },
+    items: { orderId: (draw) => draw.id(12) },
+    refunds: { orderId: (draw) => draw.id(12), paymentId: (draw) => draw.id(12) },
+  },
+});
 
 for (const [name, spec] of [
   ['single view', SINGLE_VIEW],
@@ -136,7 +114,7 @@ for (const [name, spec] of [
   for (const seed of [1, 2, 3]) {
     random(`${name}, seed ${seed}, 400 events, 3 partitions`, async () => {
       const config = configFor(spec);
-      const events = randomEvents(spec, seed, 400);
+      const events = randomEvents(seeded(seed), 400, mixOf(spec));
       const run = await runEvents(config, events, { partitions: 3 });
       assertConverged(run, config, events, 'customers');
     });
@@ -217,7 +195,7 @@ forwarding('before is exactly the previously emitted after, per key', async () =
   const config = configFor(SINGLE_VIEW, (d) => {
     d.processor.mode = 'operation-forwarding';
   });
-  const events = randomEvents(SINGLE_VIEW, 9, 300);
+  const events = randomEvents(seeded(9), 300, mixOf(SINGLE_VIEW));
   const run = await runEvents(config, events);
   const previous = new Map<string, unknown>();
   for (const o of run.outputs) {

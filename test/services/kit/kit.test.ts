@@ -237,6 +237,10 @@ test('readPackageInfo: nearest package.json at or above a directory; clear error
 
 test('serve: graceful shutdown turns ready 503 during the delay, finishes in-flight requests, then runs hooks in order', async () => {
   let release: () => void = () => {};
+  let slowStarted: () => void = () => {};
+  const started = new Promise<void>((resolve) => {
+    slowStarted = resolve;
+  });
   const events: string[] = [];
   const app = createServiceApp({
     logger: pino({ level: 'silent' }),
@@ -246,6 +250,7 @@ test('serve: graceful shutdown turns ready 503 during the delay, finishes in-fli
   app.get('/slow', async (c) => {
     await new Promise<void>((resolve) => {
       release = resolve;
+      slowStarted();
     });
     events.push('slow answered');
     return c.text('done');
@@ -260,7 +265,7 @@ test('serve: graceful shutdown turns ready 503 during the delay, finishes in-fli
   const base = `http://127.0.0.1:${server.port}`;
   assert.equal((await fetch(`${base}/-/ready`)).status, 200);
   const slow = fetch(`${base}/slow`);
-  await new Promise((r) => setTimeout(r, 100));
+  await started;
   const closing = server.close();
   assert.equal(server.draining, true);
   const ready = await fetch(`${base}/-/ready`);

@@ -371,7 +371,7 @@ test('the service-wide default body limit is 1 MiB', async () => {
   assert.equal(huge.status, 413);
 });
 
-test('health routes answer name and version; unknown routes 404 JSON', async () => {
+test('health routes answer name and version; unknown routes 404 JSON; a wrong method 405', async () => {
   for (const path of ['/-/healthz', '/-/ready']) {
     const response = await fetch(base + path);
     assert.equal(response.status, 200);
@@ -381,7 +381,9 @@ test('health routes answer name and version; unknown routes 404 JSON', async () 
   assert.equal(missing.status, 404);
   assert.equal(((await missing.json()) as { error: string }).error, 'Not Found');
   const wrongMethod = await fetch(`${base}/raw`);
-  assert.equal(wrongMethod.status, 404);
+  assert.equal(wrongMethod.status, 405);
+  assert.equal(wrongMethod.headers.get('allow'), 'POST');
+  assert.equal(((await wrongMethod.json()) as { error: string }).error, 'Method Not Allowed');
 });
 
 test('check-up with a topic produces a probe record there and answers 200', async () => {

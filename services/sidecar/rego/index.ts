@@ -1,0 +1,122 @@
+/**
+ * Programmatic API: `compile(modules)` parses and compiles Rego modules once; `policy.eval(query)`
+ * evaluates a query against `input` and `data` and returns OPA's result shape.
+ */
+import type { Body, Module } from './ast.ts';
+import { builtinArity } from './builtins/index.ts';
+import { type CompiledPlan, compileModules, Resolver } from './compiler.ts';
+import { RegoError } from './errors.ts';
+import { Evaluator } from './evaluator.ts';
+import { formatExpr } from './format.ts';
+import { toMongoQuery as bodiesToMongo, type MongoFilter } from './mongo.ts';
+import { parseModule, parseQuery, type RegoVersion } from './parser.ts';
+import { PartialEvaluator } from './partial.ts';
+import { deepVars } from './safety.ts';
+import { fromJSON, type Value } from './values.ts';
+
+export { type MongoFilter, RowFilterError } from './mongo.ts';
+export type { Value } from './values.ts';
+export { fromJSON, RegoObject, RegoSet, toJSON } from './values.ts';
+export { RegoError };
+
+/** Bound of the parsed-query cache, so that ad-hoc queries cannot grow it without limit. */
+const MAX_CACHED_QUERIES = 256;
+
+export interface CompileOptions {
+  /** Read every module as v0 (OPA 0.x syntax), like `opa --v0-compatible`. */
+  v0Compatible?: boolean;
+}
+
+export interface EvalInput {
+  /** The `input` document, as JSON (`inputValue` takes a Rego value with sets). */
+  input?: unknown;
+  inputValue?: Value;
+  data?: unknown;
+  /** Builtin errors fail the query instead of making the call undefined. */
+  strictBuiltinErrors?: boolean;
+  /** Receives the lines of `print(...)` in the policy; without it `print` is silent. */
+  print?: (line: string) => void;
+}
+
+/** One solution: the values of the query's variables. */
+export type Bindings = Map<string, Value>;
+
+export interface PartialInput extends Omit<EvalInput, 'strictBuiltinErrors'> {
+  /** Unknown documents; default `["data.resources"]`. */
+  unknowns?: string[];
+}
+
+/** The conditions on the unknowns under which a query holds: an OR of bodies, each an AND. */
+export interface Residual {
+  queries: Body[];
+}
+
+/** Residual queries as Rego text, one list of expressions per query. */
+export function formatResidual(residual: Residual): string[][] {
+  return residual.queries.map((body) => body.map(formatExpr));
+}
+
+/** The MongoDB filter of a row-filter residual, as Rönd builds it. */
+export function toMongoQuery(residual: Residual): MongoFilter {
+  return bodiesToMongo(residual.queries);
+}
+
+export class Policy {
+  private readonly queries = new Map<string, Body>();
+  constructor(private readonly plan: CompiledPlan) {}
+
+  /** All solutions of `query`; an empty list means the query is undefined. */
+  eval(query: string, options: EvalInput = {}): Bindings[] {
+    const body = this.resolve(query);
+    return this.evaluator(options).query(body, queryVars(body));
+  }
+
+  /** Partial evaluation of `query` with `unknowns` left open (see partial.ts). */
+  partial(query: string, options: PartialInput = {}): Residual {
+    const body = this.resolve(query);
+    const evaluator = this.evaluator(options);
+    const unknowns = (options.unknowns ?? ['data.resources']).map((u) => {
+      const [root, ...path] = u.split('.');
+      if (root !== 'data' || path.length === 0)
+        throw new RegoError('rego_compile_error', `unknown must be a data path: ${u}`);
+      return path;
+    });
+    return { queries: new PartialEvaluator(this.plan, evaluator, unknowns).residuals(body) };
+  }
+
+  /** Queries are parsed and checked once per policy: the sidecar asks the same few repeatedly. */
+  private resolve(query: string): Body {
+    let body = this.queries.get(query);
+    if (!body) {
+      body = new Resolver([], new Set(), new Map(), this.plan.arityOf).query(parseQuery(query));
+      if (this.queries.size >= MAX_CACHED_QUERIES) this.queries.clear();
+      this.queries.set(query, body);
+    }
+    return body;
+  }
+
+  private evaluator(options: EvalInput): Evaluator {
+    const input = options.inputValue ?? (options.input === undefined ? undefined : fromJSON(options.input));
+    return new Evaluator(this.plan, {
+      input,
+      data: fromJSON(options.data ?? {}),
+      strictBuiltinErrors: options.strictBuiltinErrors,
+      print: options.print,
+    });
+  }
+}
+
+export function compile(modules: Record<string, string>, options: CompileOptions = {}): Policy {
+  const version: RegoVersion | undefined = options.v0Compatible ? 'v0' : undefined;
+  const parsed: Module[] = Object.entries(modules).map(([file, source]) =>
+    parseModule(source, file, version),
+  );
+  return new Policy(compileModules(parsed, builtinArity));
+}
+
+/** Variables a query reports: those written by the user (not `_`), in order of appearance. */
+function queryVars(body: Body): string[] {
+  const vars = new Set<string>();
+  for (const e of body) for (const v of deepVars(e)) if (!v.startsWith('_$')) vars.add(v);
+  return [...vars];
+}

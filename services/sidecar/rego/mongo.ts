@@ -1,0 +1,80 @@
+/**
+ * Translates residual queries into a MongoDB filter the way Rönd does: each residual body is
+ * `{"$and": [...]}` (`{}` when it has no condition), the bodies together `{"$or": [...]}`; each
+ * expression compares one field of
+ * the unknown collection (`data.resources[_].a.b` is field `"a.b"`) with a constant.
+ */
+import type { Body, Expr, Term } from './ast.ts';
+import { formatExpr } from './format.ts';
+import { toJSON } from './values.ts';
+
+export type MongoFilter = Record<string, unknown>;
+
+const OPERATORS: Record<string, string> = {
+  equal: '$eq',
+  eq: '$eq',
+  neq: '$ne',
+  lt: '$lt',
+  lte: '$lte',
+  gt: '$gt',
+  gte: '$gte',
+  'internal.member_2': '$in',
+};
+/** The operator seen from the field when the constant is on the left (`3 < f` is `f > 3`). */
+const MIRRORED: Record<string, string> = { $lt: '$gt', $lte: '$gte', $gt: '$lt', $gte: '$lte' };
+
+export class RowFilterError extends Error {
+  override readonly name = 'RowFilterError';
+}
+
+/** No residual query means the query cannot hold for any row: Rönd reports it as an error. */
+export function toMongoQuery(residuals: Body[]): MongoFilter {
+  if (residuals.length === 0)
+    throw new RowFilterError('policy evaluation failed: no row can satisfy the policy');
+  return {
+    $or: residuals.map((body) => {
+      const conditions = body.flatMap((e) => condition(e));
+      // MongoDB rejects an empty `$and`; a body without conditions matches every row.
+      return conditions.length === 0 ? {} : { $and: conditions };
+    }),
+  };
+}
+
+function condition(e: Expr): MongoFilter[] {
+  if (e.negated)
+    throw new RowFilterError(`unsupported expression in a row filter (negation): ${formatExpr(e)}`);
+  if (e.type === 'term' && e.term.type === 'ref') return []; // a bare `data.resources[_]`: no condition
+  const call = asCall(e);
+  if (!call) throw new RowFilterError(`unsupported expression in a row filter: ${formatExpr(e)}`);
+  const op = OPERATORS[call.name];
+  if (!op || call.args.length !== 2)
+    throw new RowFilterError(`unsupported operator in a row filter: ${formatExpr(e)}`);
+  const [a, b] = call.args as [Term, Term];
+  const fieldLeft = fieldOf(a);
+  const fieldRight = fieldOf(b);
+  if ((fieldLeft === undefined) === (fieldRight === undefined) || (fieldLeft ? b : a).type !== 'scalar') {
+    throw new RowFilterError(`a row filter compares one field with a constant: ${formatExpr(e)}`);
+  }
+  const field = (fieldLeft ?? fieldRight)!;
+  const constant = toJSON(((fieldLeft ? b : a) as Extract<Term, { type: 'scalar' }>).value);
+  if (op === '$in') {
+    // `field in [..]` lists the values; `"x" in field` asks an array field to hold "x".
+    return [{ [field]: { $in: Array.isArray(constant) && fieldLeft ? constant : [constant] } }];
+  }
+  return [{ [field]: { [fieldLeft ? op : (MIRRORED[op] ?? op)]: constant } }];
+}
+
+function asCall(e: Expr): { name: string; args: Term[] } | undefined {
+  if (e.type === 'term' && e.term.type === 'call') return e.term;
+  if (e.type === 'unify' || e.type === 'assign') return { name: 'eq', args: [e.left, e.right] };
+  return undefined;
+}
+
+/** `data.resources[_].a.b` → `"a.b"`: the ref's string parts after the collection and index. */
+function fieldOf(t: Term): string | undefined {
+  if (t.type !== 'ref' || t.head.type !== 'var' || t.head.name !== 'data' || t.path.length < 3)
+    return undefined;
+  const rest = t.path.slice(2);
+  if (rest.some((p) => p.type !== 'scalar' || typeof p.value !== 'string')) return undefined;
+  return rest.map((p) => (p as { value: string }).value).join('.');
+}

@@ -1,0 +1,213 @@
+/**
+ * Rego values: null, boolean, number, string, array, object, set. Objects and sets are keyed by a
+ * canonical string of each value so that structurally equal values are one key, as in OPA.
+ * Numbers are JS numbers, except integer literals beyond 2^53, which are BigInts so that they
+ * compare, print and key exactly; arithmetic on them and non-integer decimals are not exact.
+ */
+export type Value = null | boolean | number | bigint | string | Value[] | RegoObject | RegoSet;
+
+export class RegoSet {
+  readonly items = new Map<string, Value>();
+  constructor(values: Iterable<Value> = []) {
+    for (const v of values) this.add(v);
+  }
+  add(v: Value): void {
+    this.items.set(mapKey(v), v);
+  }
+  has(v: Value): boolean {
+    return this.items.has(mapKey(v));
+  }
+  get size(): number {
+    return this.items.size;
+  }
+  values(): Value[] {
+    return [...this.items.values()];
+  }
+  sorted(): Value[] {
+    return this.values().sort(compare);
+  }
+}
+
+export class RegoObject {
+  readonly entries = new Map<string, [Value, Value]>();
+  constructor(pairs: Iterable<[Value, Value]> = []) {
+    for (const [k, v] of pairs) this.set(k, v);
+  }
+  set(k: Value, v: Value): void {
+    this.entries.set(mapKey(k), [k, v]);
+  }
+  get(k: Value): Value | undefined {
+    return this.entries.get(mapKey(k))?.[1];
+  }
+  has(k: Value): boolean {
+    return this.entries.has(mapKey(k));
+  }
+  delete(k: Value): void {
+    this.entries.delete(mapKey(k));
+  }
+  get size(): number {
+    return this.entries.size;
+  }
+  keys(): Value[] {
+    return [...this.entries.values()].map((e) => e[0]);
+  }
+  pairs(): [Value, Value][] {
+    return [...this.entries.values()];
+  }
+  sortedPairs(): [Value, Value][] {
+    return this.pairs().sort((a, b) => compare(a[0], b[0]));
+  }
+}
+
+export type TypeName = 'null' | 'boolean' | 'number' | 'string' | 'array' | 'object' | 'set';
+
+export function typeName(v: Value): TypeName {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'array';
+  if (v instanceof RegoObject) return 'object';
+  if (v instanceof RegoSet) return 'set';
+  if (typeof v === 'bigint') return 'number';
+  return typeof v as 'boolean' | 'number' | 'string';
+}
+
+const typeRank: Record<TypeName, number> = {
+  null: 0,
+  boolean: 1,
+  number: 2,
+  string: 3,
+  array: 4,
+  object: 5,
+  set: 6,
+};
+
+/**
+ * The key of a member of a set or object: strings, the common case, need no escaping because no
+ * `keyOf` result starts with `s`.
+ */
+function mapKey(v: Value): string {
+  return typeof v === 'string' ? `s${v}` : keyOf(v);
+}
+
+/** A string that is equal for equal values and different otherwise (1 and 1.0 share one key). */
+export function keyOf(v: Value): string {
+  if (v === null) return 'n';
+  switch (typeof v) {
+    case 'boolean':
+      return v ? 't' : 'f';
+    case 'number':
+      // Integers beyond 2^53 are keyed by their digits, like the BigInts of the same value.
+      return Number.isInteger(v) && !Number.isSafeInteger(v)
+        ? `#${BigInt(v)}`
+        : `#${Object.is(v, -0) ? 0 : v}`;
+    case 'bigint':
+      return `#${v}`;
+    case 'string':
+      return JSON.stringify(v);
+  }
+  if (Array.isArray(v)) return `[${v.map(keyOf).join(',')}]`;
+  if (v instanceof RegoObject) {
+    return `{${v
+      .pairs()
+      .map(([k, val]) => `${keyOf(k)}:${keyOf(val)}`)
+      .sort()
+      .join(',')}}`;
+  }
+  return `<${v.values().map(keyOf).sort().join(',')}>`;
+}
+
+/** OPA's total order: by type rank, then by value (arrays, objects and sets element-wise). */
+export function compare(a: Value, b: Value): number {
+  const ta = typeName(a);
+  const tb = typeName(b);
+  if (ta !== tb) return typeRank[ta] - typeRank[tb];
+  switch (ta) {
+    case 'null':
+      return 0;
+    case 'boolean':
+      return (a ? 1 : 0) - (b ? 1 : 0);
+    case 'number':
+      // Relational operators compare a BigInt and a number exactly.
+      return (a as number | bigint) < (b as number | bigint)
+        ? -1
+        : (a as number | bigint) > (b as number | bigint)
+          ? 1
+          : 0;
+    case 'string':
+      return (a as string) < (b as string) ? -1 : (a as string) > (b as string) ? 1 : 0;
+    case 'array':
+      return compareLists(a as Value[], b as Value[]);
+    case 'set':
+      return compareLists((a as RegoSet).sorted(), (b as RegoSet).sorted());
+    case 'object': {
+      const pa = (a as RegoObject).sortedPairs();
+      const pb = (b as RegoObject).sortedPairs();
+      for (let i = 0; i < Math.min(pa.length, pb.length); i++) {
+        const c = compare(pa[i]![0], pb[i]![0]) || compare(pa[i]![1], pb[i]![1]);
+        if (c !== 0) return c;
+      }
+      return pa.length - pb.length;
+    }
+  }
+}
+
+function compareLists(a: Value[], b: Value[]): number {
+  for (let i = 0; i < Math.min(a.length, b.length); i++) {
+    const c = compare(a[i]!, b[i]!);
+    if (c !== 0) return c;
+  }
+  return a.length - b.length;
+}
+
+export function equal(a: Value, b: Value): boolean {
+  if (a === b) return true;
+  const t = typeName(a);
+  if (t !== typeName(b) || t === 'null' || t === 'boolean' || t === 'string') return false;
+  if (t === 'number') return compare(a, b) === 0;
+  return keyOf(a) === keyOf(b);
+}
+
+/** JSON (as parsed by JSON.parse or a YAML reader) to a Rego value. */
+export function fromJSON(j: unknown): Value {
+  if (j === null || j === undefined) return null;
+  if (Array.isArray(j)) return j.map(fromJSON);
+  if (typeof j === 'object') {
+    const o = new RegoObject();
+    for (const [k, v] of Object.entries(j)) o.set(k, fromJSON(v));
+    return o;
+  }
+  return j as boolean | number | string;
+}
+
+/** A Rego value as JSON: sets become sorted arrays, object keys are serialized to strings. */
+export function toJSON(v: Value): unknown {
+  if (typeof v === 'bigint') return Number(v);
+  if (Array.isArray(v)) return v.map(toJSON);
+  if (v instanceof RegoSet) return v.sorted().map(toJSON);
+  if (v instanceof RegoObject) {
+    const out: Record<string, unknown> = {};
+    for (const [k, val] of v.sortedPairs())
+      out[typeof k === 'string' ? k : JSON.stringify(toJSON(k))] = toJSON(val);
+    return out;
+  }
+  return v;
+}
+
+/** Rego's textual form of a value, as printed in error messages and by `sprintf("%v")`. */
+export function formatValue(v: Value): string {
+  if (v === null) return 'null';
+  if (typeof v === 'string') return JSON.stringify(v);
+  if (typeof v === 'number') return formatNumber(v);
+  if (typeof v === 'bigint') return String(v);
+  if (typeof v === 'boolean') return String(v);
+  if (Array.isArray(v)) return `[${v.map(formatValue).join(', ')}]`;
+  if (v instanceof RegoSet) return v.size === 0 ? 'set()' : `{${v.sorted().map(formatValue).join(', ')}}`;
+  return `{${v
+    .sortedPairs()
+    .map(([k, val]) => `${formatValue(k)}: ${formatValue(val)}`)
+    .join(', ')}}`;
+}
+
+function formatNumber(n: number): string {
+  if (Number.isInteger(n) && Math.abs(n) >= 1e21) return BigInt(n).toString();
+  return String(n);
+}

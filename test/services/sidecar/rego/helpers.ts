@@ -1,0 +1,31 @@
+/** Test helpers: compile modules and read the values a query binds, as JSON. */
+import { compile, type EvalInput, RegoError, toJSON } from '../../../../services/sidecar/rego/index.ts';
+
+/** Every solution of `query` as `{var: json}` objects. */
+export function solutions(
+  modules: Record<string, string>,
+  query: string,
+  input: EvalInput = {},
+): Record<string, unknown>[] {
+  return compile(modules)
+    .eval(query, input)
+    .map((b) => Object.fromEntries([...b].map(([k, v]) => [k, toJSON(v)])));
+}
+
+/** The value of `x` in `query`'s single solution, or undefined when the query is undefined. */
+export function xOf(rego: string, query = 'x := data.test.p', input: EvalInput = {}): unknown {
+  const all = solutions({ 'test.rego': rego }, query, input);
+  if (all.length > 1) throw new Error(`expected at most one solution, got ${all.length}`);
+  return all[0]?.x;
+}
+
+/** The RegoError that compiling or evaluating throws. */
+export function errorOf(fn: () => unknown): RegoError {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof RegoError) return err;
+    throw err;
+  }
+  throw new Error('expected a RegoError');
+}

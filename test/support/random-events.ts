@@ -1,0 +1,56 @@
+/**
+ * Seeded random input for property and end-to-end tests: a xorshift32 generator (the same seed
+ * gives the same events on every machine) and a mix of creates, updates (child moves included:
+ * a new parent id) and deletes over a graph's nodes.
+ *
+ * @example
+ *   const events = randomEvents(seeded(42), 300, {
+ *     nodes: ['customers', 'orders'],
+ *     population: (node) => (node === 'customers' ? 6 : 12),
+ *     deleteRate: () => 0.15,
+ *     fields: { orders: { customerId: (draw) => draw.id(6) } },
+ *   });
+ */
+import { create, remove, update } from './embedded.ts';
+import type { InputEvent } from './oracle.ts';
+
+/** A generator of numbers in [0, 1), seeded. */
+export function seeded(seed: number): () => number {
+  let x = seed >>> 0 || 1;
+  return () => {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    return (x >>> 0) / 0x1_0000_0000;
+  };
+}
+
+export interface Draw {
+  pick<T>(list: readonly T[]): T;
+  /** An id in 1..upTo. */
+  id(upTo: number): number;
+}
+
+export interface EventMix {
+  readonly nodes: readonly string[];
+  /** Ids of a node are drawn from 1..population(node). */
+  readonly population: (node: string) => number;
+  readonly deleteRate: (node: string) => number;
+  /** Per node, the fields an event sets besides `id` and `n` (its index), drawn in this order. */
+  readonly fields: Readonly<Record<string, Readonly<Record<string, (draw: Draw) => unknown>>>>;
+}
+
+export function randomEvents(rnd: () => number, count: number, mix: EventMix): InputEvent[] {
+  const draw: Draw = {
+    pick: (list) => list[Math.floor(rnd() * list.length)]!,
+    id: (upTo) => Math.floor(rnd() * upTo) + 1,
+  };
+  return Array.from({ length: count }, (_, n) => {
+    const node = draw.pick(mix.nodes);
+    const id = draw.id(mix.population(node));
+    if (rnd() < mix.deleteRate(node)) return remove(node, { id });
+    const after: Record<string, unknown> = { id, n };
+    for (const [field, value] of Object.entries(mix.fields[node] ?? {})) after[field] = value(draw);
+    return rnd() < 0.5 ? create(node, after) : update(node, after);
+  });
+}
