@@ -4,6 +4,7 @@ import { createLogger } from '../logging/logger.ts';
 import type { CliCommand, CliIo } from './command.ts';
 import { progressReporter } from './progress.ts';
 import { loadConfigOrReport, reportConfigError } from './report.ts';
+import { runSummary } from './summary.ts';
 
 export const runCommand: CliCommand = {
   name: 'run',
@@ -104,8 +105,13 @@ async function embedded(
   progress.done();
   const seconds = (performance.now() - started) / 1000;
   io.err(
-    `streamfold: ${result.inputRecords} input records -> ${result.outputRecords} output messages in ${seconds.toFixed(2)} s ` +
-      `(${Math.round(result.inputRecords / seconds)} records/s)`,
+    runSummary({
+      inputRecords: result.inputRecords,
+      outputRecords: result.outputRecords,
+      seconds,
+      compressionWindowMs: config.processor.internalUpdates.config.compressionWindowMs,
+      nodes: config.processor.graph.nodes.length,
+    }),
   );
   if (!options.serve) {
     await result.embedded.stop();

@@ -1,4 +1,5 @@
 import type { Clock } from '../../operators/clock.ts';
+import { DueTimer } from './due-timer.ts';
 
 export interface FeedbackSchedulerOptions {
   readonly intervalMs: number;
@@ -20,10 +21,11 @@ export class FeedbackScheduler {
   #retryAt: number | null = null;
   #running = false;
   #sending = false;
-  #timer: unknown = null;
+  readonly #timer: DueTimer;
 
   constructor(options: FeedbackSchedulerOptions) {
     this.#options = options;
+    this.#timer = new DueTimer(options.clock);
   }
 
   start(): void {
@@ -33,23 +35,18 @@ export class FeedbackScheduler {
 
   stop(): void {
     this.#running = false;
-    if (this.#timer !== null) this.#options.clock.clearTimeout(this.#timer);
-    this.#timer = null;
+    this.#timer.cancel();
   }
 
   #schedule(): void {
-    if (!this.#running || this.#sending || this.#timer !== null) return;
-    const { clock, intervalMs } = this.#options;
+    if (!this.#running || this.#sending || this.#timer.armed) return;
+    const { intervalMs } = this.#options;
     const due = Math.max(this.#lastSentAt === null ? 0 : this.#lastSentAt + intervalMs, this.#retryAt ?? 0);
-    this.#timer = clock.setTimeout(() => void this.#fire(), Math.max(0, due - clock.now()));
+    this.#timer.arm(due, () => void this.#fire());
   }
 
   async #fire(): Promise<void> {
-    this.#timer = null;
-    if (!this.#running) return;
     const { clock, intervalMs } = this.#options;
-    // Timers may fire a little early; never send before the interval has passed.
-    if (this.#lastSentAt !== null && clock.now() - this.#lastSentAt < intervalMs) return this.#schedule();
     this.#sending = true;
     try {
       const sentAt = await this.#options.send();

@@ -3,10 +3,11 @@ import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { BehaviorSubject, distinctUntilChanged, map, type Observable } from 'rxjs';
-import { systemClock } from '../../operators/clock.ts';
+import { type Clock, systemClock } from '../../operators/clock.ts';
 import { type BackoffOptions, DEFAULT_BACKOFF } from './backoff.ts';
 import { ControlChannel } from './channel.ts';
 import { validateDesiredState } from './desired-state.ts';
+import { DueTimer } from './due-timer.ts';
 import { FeedbackScheduler } from './feedback.ts';
 import { type NodeChange, NodeGate } from './gate.ts';
 import type { FeedbackEvent } from './messages.ts';
@@ -39,6 +40,8 @@ export interface ControlPlaneOptions {
   readonly credentials?: grpc.ChannelCredentials;
   /** HTTP/2 keepalive ping period (default 30 s). */
   readonly keepaliveMs?: number;
+  /** Time and timers of the backoff, the feedback pace and the release (default: the system's). */
+  readonly clock?: Clock;
 }
 
 export interface ControlPlane {
@@ -56,7 +59,7 @@ export interface ControlPlane {
  */
 export function createControlPlane(options: ControlPlaneOptions): ControlPlane {
   const { logger, engineId } = options;
-  const clock = systemClock;
+  const clock = options.clock ?? systemClock;
   const log = logger.child({ component: 'controlplane', address: options.address });
   const metrics = createControlPlaneMetrics(options.registry);
   const gate = new NodeGate(options.nodes, options.resumeAfterMs);
@@ -64,7 +67,8 @@ export function createControlPlane(options: ControlPlaneOptions): ControlPlane {
   const instanceId = randomUUID();
   let sequence = 0;
   let source: FeedbackSource | null = null;
-  let releaseTimer: unknown = null;
+  /** Opens the gate at the `resumeAfterMs` release time. */
+  const release = new DueTimer(clock);
 
   const apply = (changes: readonly NodeChange[], cause: 'desired-state' | 'resume-after') => {
     if (changes.length === 0) return;
@@ -93,26 +97,24 @@ export function createControlPlane(options: ControlPlaneOptions): ControlPlane {
         feedback.stop();
         log.warn({ reason, retryInMs }, 'control plane stream lost; node states unchanged; reconnecting');
         const releaseAt = gate.channelFailed(clock.now());
-        if (releaseAt === null || releaseTimer !== null) return;
+        if (releaseAt === null || release.armed) return;
         log.warn(
           { resumeAfterMs: options.resumeAfterMs },
           'no desired state received yet: all nodes resume if none arrives in time',
         );
-        releaseTimer = clock.setTimeout(() => {
-          releaseTimer = null;
+        release.arm(releaseAt, () => {
           const changes = gate.tick(clock.now());
           if (changes.length > 0)
             log.warn('no desired state received within resumeAfterMs: resuming all nodes');
           apply(changes, 'resume-after');
-        }, releaseAt - clock.now());
+        });
       },
       onMessage(message) {
         const result = validateDesiredState(message, gate.nodes);
         metrics.desiredStates.inc({ result: result.accepted ? 'accepted' : 'rejected' });
         if (result.accepted) {
           const changes = gate.applyDesired(result.changes);
-          if (releaseTimer !== null) clock.clearTimeout(releaseTimer);
-          releaseTimer = null;
+          release.cancel();
           log.info({ requestId: result.requestId, changes }, 'desired state applied');
           apply(changes, 'desired-state');
         } else {
@@ -171,8 +173,7 @@ export function createControlPlane(options: ControlPlaneOptions): ControlPlane {
     },
     async close() {
       feedback.stop();
-      if (releaseTimer !== null) clock.clearTimeout(releaseTimer);
-      releaseTimer = null;
+      release.cancel();
       await channel.close();
       metrics.connected.set(0);
     },

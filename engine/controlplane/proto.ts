@@ -1,6 +1,8 @@
 import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
+import protobuf from 'protobufjs';
+import { wireProblem } from './wire-check.ts';
 
 /** Path of the protocol definition, for control planes written in other languages too. */
 export const PROTO_PATH = fileURLToPath(new URL('./controlplane.proto', import.meta.url));
@@ -15,6 +17,7 @@ export const LOADER_OPTIONS: protoLoader.Options = {
 };
 
 export const SERVICE_NAME = 'streamfold.controlplane.v1.ControlPlane';
+const DESIRED_STATE = 'streamfold.controlplane.v1.DesiredState';
 
 /** A message from the control plane that is not valid protobuf (the stream survives it). */
 export class UndecodableMessage {
@@ -35,16 +38,20 @@ export function controlPlaneService(): grpc.ServiceDefinition {
 }
 
 /**
- * The client constructor the engine dials with. Its `Connect` decoder turns an undecodable
- * message into an `UndecodableMessage` instead of throwing: grpc-js would otherwise cancel the
- * whole stream, and one bad message from the control plane must only be rejected.
+ * The client constructor the engine dials with. Its `Connect` decoder turns bytes that are not
+ * exactly one `DesiredState` (truncated, over-long, a wrong wire type: see `wireProblem`) into an
+ * `UndecodableMessage` instead of throwing: grpc-js would otherwise cancel the whole stream, and
+ * one bad message from the control plane must only be rejected.
  */
 export function controlPlaneClient(): grpc.ServiceClientConstructor {
   const service = controlPlaneService();
   const connect = service.Connect as grpc.MethodDefinition<object, object>;
+  const desiredState = protobuf.loadSync(PROTO_PATH).resolveAll().lookupType(DESIRED_STATE);
   const tolerant: grpc.MethodDefinition<object, object | UndecodableMessage> = {
     ...connect,
     responseDeserialize: (bytes: Buffer) => {
+      const problem = wireProblem(bytes, desiredState);
+      if (problem) return new UndecodableMessage(problem);
       try {
         return connect.responseDeserialize(bytes);
       } catch (error) {

@@ -7,3 +7,4 @@ export { type PackageInfo, readPackageInfo } from './package-info.ts';
 export { REQUEST_ID_HEADER, requestLogger } from './request-logger.ts';
 export { type RunningServer, type ServeOptions, type ShutdownHook, serve } from './serve.ts';
 export { createServiceApp, type ServiceAppOptions } from './service-app.ts';
+export { ThrownValueError, wrapThrownValues } from './thrown-values.ts';

@@ -5,6 +5,7 @@ import { errorHandler, notFoundHandler } from './error-handler.ts';
 import { methodNotAllowed } from './method-not-allowed.ts';
 import { httpMetrics, metricsRoute } from './metrics.ts';
 import { requestLogger } from './request-logger.ts';
+import { wrapThrownValues } from './thrown-values.ts';
 
 export interface ServiceAppOptions {
   readonly logger: Logger;
@@ -15,13 +16,16 @@ export interface ServiceAppOptions {
 
 /**
  * A Hono app with everything a service of this project shares: request logging with request ids,
- * HTTP metrics and `GET /-/metrics`, the health routes, and JSON errors (405 with `Allow` for a
- * known path asked with another method). Add the service's own routes to the result.
+ * HTTP metrics and `GET /-/metrics`, the health routes, and JSON errors (whatever is thrown: a
+ * non-Error value too; 405 with `Allow` for a known path asked with another method). Add the
+ * service's own routes to the result.
  */
 export function createServiceApp({ logger, registry, health }: ServiceAppOptions): Hono {
   const app = new Hono();
   app.use(requestLogger(logger));
   app.use(httpMetrics(registry));
+  // After the logger and the metrics, so they see the 500 a thrown non-Error becomes.
+  app.use(wrapThrownValues);
   app.route('/', health);
   app.route('/', metricsRoute(registry));
   app.onError(errorHandler);

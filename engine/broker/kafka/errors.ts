@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import type { LibrdKafkaError } from 'node-rdkafka';
 
 /** librdkafka codes the broker handles by name. */
@@ -9,22 +10,55 @@ export const ERR = {
   FATAL: -150,
   OUT_OF_ORDER_SEQUENCE_NUMBER: 45,
   INVALID_PRODUCER_EPOCH: 47,
+  INVALID_PRODUCER_ID_MAPPING: 49,
   UNKNOWN_PRODUCER_ID: 59,
 } as const;
 
-const FATAL_PRODUCER_CODES = new Set<number>([
+/**
+ * The codes after which an idempotent producer cannot go on, but a new producer (a new producer
+ * id) can: the one list, documented in the README's "Producer recovery".
+ * - FATAL (-150): librdkafka's own fatal error, raised for the sequence and epoch errors below.
+ * - OUT_OF_ORDER_SEQUENCE_NUMBER (45): the broker and the producer disagree on the sequence.
+ * - INVALID_PRODUCER_EPOCH (47): the producer id was fenced by a newer epoch.
+ * - INVALID_PRODUCER_ID_MAPPING (49): the broker forgot the producer id (a restarted broker
+ *   without that state, or producer state expired); librdkafka does not treat it as fatal and
+ *   would fail every record with it forever.
+ * - UNKNOWN_PRODUCER_ID (59): the broker no longer has the producer's state for a partition.
+ */
+const PRODUCER_REPLACING_CODES = new Set<number>([
   ERR.FATAL,
   ERR.OUT_OF_ORDER_SEQUENCE_NUMBER,
   ERR.INVALID_PRODUCER_EPOCH,
+  ERR.INVALID_PRODUCER_ID_MAPPING,
   ERR.UNKNOWN_PRODUCER_ID,
 ]);
 
 /**
- * An error after which an idempotent producer cannot go on: librdkafka's fatal errors and the
- * sequence/epoch errors that raise them. The remedy librdkafka documents is a new producer.
+ * node-rdkafka hands delivery-report errors to JS without their code (its native layer passes
+ * only librdkafka's text, which it then lowercases after the `Broker: ` origin): they are
+ * recognised by that text, made by node-rdkafka's own error module from each code.
+ */
+const rdkafkaErrors = createRequire(import.meta.url)('node-rdkafka/lib/error.js') as {
+  create(code: number): Error;
+};
+const PRODUCER_REPLACING_MESSAGES = new Set(
+  [...PRODUCER_REPLACING_CODES].map((code) => {
+    const message = rdkafkaErrors.create(code).message;
+    return message.slice(message.indexOf(': ') + 2).toLowerCase();
+  }),
+);
+
+/**
+ * An error after which the producer must be replaced: librdkafka's fatal errors and the codes of
+ * {@link PRODUCER_REPLACING_CODES}, also in a delivery report. The remedy librdkafka documents is
+ * a new producer.
  */
 export function isFatalProducerError(error: LibrdKafkaError): boolean {
-  return error.isFatal === true || FATAL_PRODUCER_CODES.has(error.code);
+  return (
+    error.isFatal === true ||
+    PRODUCER_REPLACING_CODES.has(error.code) ||
+    PRODUCER_REPLACING_MESSAGES.has(error.message)
+  );
 }
 
 /** An Error with librdkafka's code kept, and context a user can act on (which servers, which topic). */

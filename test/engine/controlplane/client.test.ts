@@ -7,6 +7,8 @@ import {
   createControlPlane,
   type EngineSample,
 } from '../../../engine/controlplane/index.ts';
+import type { Clock } from '../../../operators/clock.ts';
+import { FakeClock } from '../../support/fake-clock.ts';
 import { test } from '../../support/suite.ts';
 import {
   acks,
@@ -34,7 +36,12 @@ const source = async (): Promise<EngineSample> => ({
 
 function controlPlane(
   address: string,
-  overrides: { feedbackIntervalMs?: number; resumeAfterMs?: number | null } = {},
+  overrides: {
+    feedbackIntervalMs?: number;
+    resumeAfterMs?: number | null;
+    backoff?: typeof BACKOFF;
+    clock?: Clock;
+  } = {},
 ) {
   const { logger, lines } = capturingLogger();
   const registry = new Registry();
@@ -46,7 +53,8 @@ function controlPlane(
     resumeAfterMs: overrides.resumeAfterMs === undefined ? null : overrides.resumeAfterMs,
     logger,
     registry,
-    backoff: BACKOFF,
+    backoff: overrides.backoff ?? BACKOFF,
+    ...(overrides.clock ? { clock: overrides.clock } : {}),
   });
   return { plane, lines, registry };
 }
@@ -207,6 +215,23 @@ test('malformed desired states are rejected with a logged reason and an ack; the
   assert.is(await metric(registry, 'streamfold_controlplane_reconnects_total'), 0);
 });
 
+test('a truncated desired state is rejected: still gated, nodes paused, the stream stays open', async () => {
+  const { server, plane, registry } = await setUp();
+  plane.start(source);
+  await waitFor('connection', () => server.connections() === 1);
+  // Field 1 (request_id), length 5, one byte present.
+  server.send(Buffer.from([0x0a, 0x05, 0x61]));
+  const [ack] = await waitFor('the ack', () => acks(server).length === 1 && acks(server));
+  assert.is(ack!.accepted, false);
+  assert.match(ack!.reason, /not a valid DesiredState message \(DesiredState\.requestId: length 5 runs past/);
+  const seenBefore = feedbacks(server).length;
+  const next = await waitFor('a feedback after the rejection', () => feedbacks(server)[seenBefore]);
+  assert.is(next.event.gated, true, 'still gated');
+  assert.equal(await states(plane), { orders: true, customers: true });
+  assert.is(server.engineIds.length, 1, 'same stream: no reconnection');
+  assert.is(await metric(registry, 'streamfold_controlplane_reconnects_total'), 0);
+});
+
 test('server down from the start: resumeAfterMs resumes every node after the first failure', async () => {
   const address = `127.0.0.1:${await freePort()}`;
   const { plane, lines, registry } = controlPlane(address, { resumeAfterMs: 400 });
@@ -232,6 +257,28 @@ test('server down from the start: resumeAfterMs resumes every node after the fir
   );
   assert.ok((await metric(registry, 'streamfold_controlplane_reconnects_total')) >= 2, 'keeps reconnecting');
   assert.is(await metric(registry, 'streamfold_controlplane_connected'), 0);
+});
+
+test('resumeAfterMs releases exactly on time when timers fire early (Node under load)', async () => {
+  const clock = new FakeClock({ firesEarlyMs: 1 });
+  // Retries far beyond the release: only the release timer can open the gate in time.
+  const backoff = { initialMs: 10_000_000, maxMs: 10_000_000 };
+  const address = `127.0.0.1:${await freePort()}`;
+  const { plane, lines } = controlPlane(address, { resumeAfterMs: 15_000, backoff, clock });
+  planes.push(plane);
+  plane.start(source);
+  await waitFor('the first failure', () =>
+    lines.some((l) => String(l.msg).startsWith('control plane stream lost')),
+  );
+  const failedAt = clock.now();
+  await clock.advance(14_999);
+  assert.equal(await states(plane), { orders: true, customers: true }, 'not before resumeAfterMs');
+  await clock.advance(1);
+  assert.equal(
+    await states(plane),
+    { orders: false, customers: false },
+    `released ${clock.now() - failedAt} ms after the failure`,
+  );
 });
 
 test('resumeAfterMs null: stays gated while the server is down, connects once it is up', async () => {

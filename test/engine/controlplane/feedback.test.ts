@@ -34,6 +34,16 @@ test('sends at once on start, then every interval', async () => {
   assert.is(clock.pending, 0, 'stop clears the timer');
 });
 
+test('timers that fire early never send before the interval, nor skip a send', async () => {
+  const clock = new FakeClock({ firesEarlyMs: 1 });
+  const { feedback, sent } = scheduler(clock, 3000);
+  feedback.start();
+  await clock.advance(9000);
+  assert.equal(gaps(sent), [3000, 3000, 3000]);
+  feedback.stop();
+  assert.is(clock.pending, 0);
+});
+
 test('a new stream soon after the last event waits for the rest of the interval', async () => {
   const clock = new FakeClock();
   const { feedback, sent } = scheduler(clock, 3000);

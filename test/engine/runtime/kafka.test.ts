@@ -109,6 +109,13 @@ async function produce(broker: Broker, events: readonly InputEvent[]) {
   await producer.disconnect();
 }
 
+/** One poll of the output topic into `last` (last value per key); how many messages it read. */
+async function readInto(reader: BrokerConsumer, last: Map<string, unknown>): Promise<number> {
+  const batch = await reader.consume(500, 300);
+  for (const m of batch) last.set(m.key?.toString() ?? '', m.value ? JSON.parse(m.value.toString()) : null);
+  return batch.length;
+}
+
 /** Reads the output topic until the engine is idle and nothing new arrives; last value per key.
  *  Fails at once if the engine fails, and says what was still pending on a timeout. */
 async function collect(
@@ -132,11 +139,14 @@ async function collect(
         `engine did not converge in time; lags: ${JSON.stringify(lags)}; ready: ${await engine.ready()}`,
       );
     }
-    const batch = await reader.consume(500, 300);
-    for (const m of batch) last.set(m.key?.toString() ?? '', m.value ? JSON.parse(m.value.toString()) : null);
-    quiet = batch.length === 0 && (await engine.idle()) ? quiet + 1 : 0;
+    const read = await readInto(reader, last);
+    quiet = read === 0 && (await engine.idle()) ? quiet + 1 : 0;
   }
 }
+
+/** The keys whose last value is not a tombstone, with that value. */
+const live = (entries: Map<string, unknown>) =>
+  Object.fromEntries([...entries].filter(([, v]) => v !== null).sort());
 
 const PHASE_A: InputEvent[] = [
   create('items', { id: 100, orderId: 10, sku: 'a' }),
@@ -209,10 +219,81 @@ test('Kafka mode with MongoStore converges to the embedded result, across a rest
   );
 
   const embedded = await runEvents(configFor(SINGLE_VIEW), [...PHASE_A, ...PHASE_B]);
-  const live = (entries: Map<string, unknown>) =>
-    Object.fromEntries([...entries].filter(([, v]) => v !== null).sort());
   assert.equal(live(last), live(embedded.last), 'live keys: same final aggregates as embedded mode');
   assert.is(last.get('{"id":2}'), null, 'deleted head ends on a tombstone');
+});
+
+/**
+ * Shows an input node is consumed again: a fresh broker's groups start at the end of its topics,
+ * so the probe for `node` is produced again until the reader sees its effect on head 9's output.
+ */
+const PROBES: ReadonlyArray<readonly [string, InputEvent, (head: unknown) => boolean]> = [
+  ['customers', create('customers', { id: 9, name: 'probe' }), (head) => head != null],
+  ['orders', create('orders', { id: 90, customerId: 9 }), (head) => JSON.stringify(head).includes('"id":90')],
+  ['items', create('items', { id: 900, orderId: 90 }), (head) => JSON.stringify(head).includes('"id":900')],
+];
+
+async function probe(broker: Broker, reader: BrokerConsumer, last: Map<string, unknown>) {
+  for (const [node, event, seen] of PROBES) {
+    await until(`the engine consumes ${node} again and the reader reads its output`, async () => {
+      await produce(broker, [event]);
+      for (const stop = Date.now() + 2000; Date.now() < stop && !seen(last.get('{"id":9}')); ) {
+        await readInto(reader, last);
+      }
+      return seen(last.get('{"id":9}'));
+    });
+  }
+}
+
+/**
+ * Phase A; the broker restarts and forgets everything, producer ids included (its producer then
+ * gets INVALID_PRODUCER_ID_MAPPING); probes; phase B on the same engine: the output's last values.
+ */
+async function runAcrossBrokerRestart(attempt: number): Promise<Map<string, unknown>> {
+  const config = kafkaConfig(100 + attempt);
+  const broker = createKafkaBroker({ properties: kafka.properties });
+  const reader = broker.consumer({ groupId: `e2e-restart-reader-${attempt}`, properties: kafka.properties });
+  const last = new Map<string, unknown>();
+  let engine: RunningEngine | undefined;
+  try {
+    ({ engine } = await start(config));
+    await reader.connect();
+    reader.subscribe([kafka.topic('output')]);
+    await until('the engine is ready', () => (engine as RunningEngine).ready());
+    await until(
+      'the reader is assigned',
+      async () => (await reader.consume(1, 100)).length > 0 || reader.assignment().length > 0,
+    );
+    await produce(broker, PHASE_A);
+    await collect(engine, reader, last);
+
+    await kafka.restart();
+    await probe(broker, reader, last);
+    await produce(broker, PHASE_B);
+    await collect(engine, reader, last);
+    return last;
+  } finally {
+    await engine?.stop().catch(() => undefined);
+    await reader.disconnect().catch(() => undefined);
+  }
+}
+
+test('Kafka mode: a broker restart mid-run (producer ids forgotten) is survived and the output converges', async () => {
+  const last = await repeatOnStandInDefect(
+    {
+      what: 'kafka broker restart',
+      attempts: ATTEMPTS,
+      defect: (error) => kafka.defect(error),
+      renew: async () => {
+        await kafka.stop();
+        kafka = await startKafka({ topics: TOPICS });
+      },
+    },
+    (attempt) => runAcrossBrokerRestart(attempt),
+  );
+  const probes = PROBES.map(([, event]) => event);
+  const embedded = await runEvents(configFor(SINGLE_VIEW), [...PHASE_A, ...probes, ...PHASE_B]);
+  assert.equal(live(last), live(embedded.last), 'live keys: same final aggregates as embedded mode');
 });
 
 test.run();

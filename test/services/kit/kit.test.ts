@@ -66,6 +66,60 @@ test('errorHandler: HttpError keeps status and details, other errors are 500 wit
   assert.throws(() => new HttpError(200, 'not an error'), /400\.\.599/);
 });
 
+test('createServiceApp: any thrown value, not only an Error, answers the JSON 500 with the value as message', async () => {
+  const { logger, lines } = capturedLogger();
+  const registry = new Registry();
+  const app = createServiceApp({ logger, registry, health: healthRoutes({ name: 'svc', version: '1' }) });
+  app.use('/guarded/*', async () => {
+    throw 42;
+  });
+  app.get('/string', () => {
+    throw 'adapter said no';
+  });
+  app.get('/rejected-object', async () => Promise.reject({ message: 'from an object', code: 7 }));
+  app.get('/plain-object', async () => Promise.reject({ code: 7 }));
+  app.get('/null', () => {
+    throw null;
+  });
+  app.get('/guarded/x', (c) => c.text('never'));
+  app.get('/http-error', () => {
+    throw new HttpError(409, 'taken');
+  });
+  const cases: Array<[string, number, string]> = [
+    ['/string', 500, 'adapter said no'],
+    ['/rejected-object', 500, 'from an object'],
+    ['/plain-object', 500, '{"code":7}'],
+    ['/null', 500, 'null'],
+    ['/guarded/x', 500, '42'],
+    ['/http-error', 409, 'taken'],
+  ];
+  // Served over HTTP, as users see it (Node answers an escaped non-Error with an empty 500).
+  const server = await serve(app, { hostname: '127.0.0.1', port: 0, handleSignals: false });
+  try {
+    const request = (path: string) => fetch(`http://127.0.0.1:${server.port}${path}`);
+    for (const [path, status, message] of cases) {
+      const response = await request(path);
+      assert.equal(response.status, status, path);
+      assert.match(response.headers.get('content-type') ?? '', /application\/json/, path);
+      assert.equal(((await response.json()) as { message: string }).message, message, path);
+    }
+    const body = await (await request('/string')).json();
+    assert.deepEqual(body, { statusCode: 500, error: 'Internal Server Error', message: 'adapter said no' });
+    const answered = lines.filter((l) => l.msg === 'request answered' && l.path === '/string');
+    assert.deepEqual(
+      answered.map((l) => l.status),
+      [500, 500],
+      'the request logger sees the 500',
+    );
+    const failed = lines.find((l) => l.msg === 'request failed' && l.reqId === answered[0]!.reqId);
+    assert.equal((failed?.err as { type?: string })?.type, 'ThrownValueError');
+    const metrics = await (await request('/-/metrics')).text();
+    assert.match(metrics, /http_requests_total\{method="GET",route="\/string",status="500"\} 2/);
+  } finally {
+    await server.close();
+  }
+});
+
 test('healthRoutes: healthz always 200; ready 503 with status KO when the probe says no or throws', async () => {
   let state: boolean | Error = true;
   const app = healthRoutes({

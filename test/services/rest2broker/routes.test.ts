@@ -90,6 +90,20 @@ function routes(): Rest2BrokerRoute[] {
     { method: 'POST', path: '/broken', adapter: failingAdapter(new Error('adapter exploded')) },
     {
       method: 'POST',
+      path: '/broken-string',
+      adapter: {
+        adapt: async () => {
+          throw 'adapter threw a string';
+        },
+      },
+    },
+    {
+      method: 'POST',
+      path: '/broken-key',
+      broker: { topic: t('raw'), key: () => Promise.reject({ reason: 'no key' }) },
+    },
+    {
+      method: 'POST',
       path: '/zod',
       schema: z.object({ orderId: z.string().min(1), quantity: z.number().int().positive() }),
       broker: { topic: t('validated'), key: (request) => (request.json() as { orderId: string }).orderId },
@@ -248,6 +262,24 @@ test('any other adapter error answers 500 with its message', async () => {
     statusCode: 500,
     error: 'Internal Server Error',
     message: 'adapter exploded',
+  });
+});
+
+test('a thrown non-Error (an adapter throwing a string, a key function rejecting with an object) answers the JSON 500', async () => {
+  const thrown = await post('/broken-string', 'x');
+  assert.equal(thrown.status, 500);
+  assert.match(thrown.headers.get('content-type') ?? '', /application\/json/);
+  assert.deepEqual(await thrown.json(), {
+    statusCode: 500,
+    error: 'Internal Server Error',
+    message: 'adapter threw a string',
+  });
+  const rejected = await post('/broken-key', 'x');
+  assert.equal(rejected.status, 500);
+  assert.deepEqual(await rejected.json(), {
+    statusCode: 500,
+    error: 'Internal Server Error',
+    message: '{"reason":"no key"}',
   });
 });
 
