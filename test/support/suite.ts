@@ -87,3 +87,18 @@ export function suite<T = Context>(name = '', context?: T): Test<T> {
 }
 
 export const test = suite();
+
+/**
+ * `run` when `condition` holds, else a skipped test whose reason is printed (uvu counts it as
+ * skipped, the runner reports it).
+ *
+ * @example
+ *   when(await kafkaRestartable(), 'the broker is not a Mokapi this test can restart')('restart', async () => {…});
+ */
+export function when<T>(condition: boolean, reason: string, run: Test<T> = test as Test<T>): Test<T>['only'] {
+  if (condition) return (name, handler) => run(name, handler);
+  return (name) => {
+    process.stdout.write(`\n  ↷ skipped "${name}": ${reason}\n`);
+    run.skip(name);
+  };
+}
