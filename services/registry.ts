@@ -26,4 +26,6 @@ export interface ServiceEntry {
   configSchema?(): unknown;
 }
 
-export const SERVICES: Readonly<Record<string, () => Promise<ServiceEntry>>> = {};
+export const SERVICES: Readonly<Record<string, () => Promise<ServiceEntry>>> = {
+  auth: async () => (await import('./auth/index.ts')).service,
+};
