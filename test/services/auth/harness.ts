@@ -56,6 +56,8 @@ export interface Harness {
 
 export async function startHarness(options: {
   redisPort: number;
+  /** Where the service reaches Redis, if not at `redisPort` (e.g. through a proxy). */
+  serviceRedisPort?: number;
   sessionSeconds?: number;
   logoutWithClientId?: boolean;
 }): Promise<Harness> {
@@ -70,7 +72,7 @@ export async function startHarness(options: {
   auth0.addUser({ sub: 'google|bob', username: 'bob', password: 'builder', connection: 'google' });
   const serviceRedis = createRedis({
     REDIS_MODE: 'normal',
-    REDIS_HOSTS: [{ host: '127.0.0.1', port: options.redisPort }],
+    REDIS_HOSTS: [{ host: '127.0.0.1', port: options.serviceRedisPort ?? options.redisPort }],
     REDIS_TLS: false,
     REDIS_TLS_SKIP_VERIFY: false,
   } as Parameters<typeof createRedis>[0]);
