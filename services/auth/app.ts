@@ -8,9 +8,11 @@ import { selectClient } from './client-type.ts';
 import type { AuthConfig } from './config.ts';
 import type { SessionSettings } from './login-routes.ts';
 import { loginRoutes } from './login-routes.ts';
+import { ManagementApi } from './management-api.ts';
 import type { RedisClient } from './redis.ts';
 import { sessionRoutes } from './session-routes.ts';
 import { SessionStore } from './store.ts';
+import { userRoutes } from './user-routes.ts';
 
 export interface AuthAppOptions {
   readonly config: AuthConfig;
@@ -47,5 +49,10 @@ export function createAuthApp(options: AuthAppOptions): Hono {
   for (const path of clientRoutes) app.use(path, selectClient(config));
   app.route('/', loginRoutes({ store, auth0, settings }));
   app.route('/', sessionRoutes({ config, store, auth0, settings, logoutWithClientId }));
+  // The management routes act as the management client, whatever the client-type header says.
+  app.route(
+    '/',
+    userRoutes({ management: config.management, api: new ManagementApi(config.management), store }),
+  );
   return app;
 }

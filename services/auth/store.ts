@@ -24,6 +24,7 @@ export interface Session extends TokenSet {
 }
 
 const PREFIX = 'auth0-client:';
+const ACTIVE = `${PREFIX}active-sessions`;
 /** The reference's state lifetime since 3.2.1. */
 export const STATE_TTL_SECONDS = 600;
 
@@ -60,6 +61,7 @@ export class SessionStore {
     await this.call(() =>
       this.redis.set(`${PREFIX}session:${sid}`, JSON.stringify(session), 'EX', this.sessionSeconds),
     );
+    await this.markActive(session, sid);
   }
 
   readSession(sid: string): Promise<Session | undefined> {
@@ -67,19 +69,17 @@ export class SessionStore {
   }
 
   async deleteSession(sid: string): Promise<void> {
-    await this.call(() => this.redis.del(`${PREFIX}session:${sid}`));
+    const raw = await this.call(() => this.redis.getdel(`${PREFIX}session:${sid}`));
+    if (raw !== null) await this.markInactive(JSON.parse(raw) as Session, sid);
   }
 
   /** Keeps a token-mode login so `/userinfo` by bearer token needs no call to Auth0. */
   async saveTokenSession(session: Session): Promise<void> {
+    const hash = sha256(session.accessToken);
     await this.call(() =>
-      this.redis.set(
-        `${PREFIX}token:${sha256(session.accessToken)}`,
-        JSON.stringify(session),
-        'EX',
-        this.sessionSeconds,
-      ),
+      this.redis.set(`${PREFIX}token:${hash}`, JSON.stringify(session), 'EX', this.sessionSeconds),
     );
+    await this.markActive(session, `token:${hash}`);
   }
 
   readTokenSession(accessToken: string): Promise<Session | undefined> {
@@ -87,7 +87,27 @@ export class SessionStore {
   }
 
   async deleteTokenSession(accessToken: string): Promise<void> {
-    await this.call(() => this.redis.del(`${PREFIX}token:${sha256(accessToken)}`));
+    const hash = sha256(accessToken);
+    const raw = await this.call(() => this.redis.getdel(`${PREFIX}token:${hash}`));
+    if (raw !== null) await this.markInactive(JSON.parse(raw) as Session, `token:${hash}`);
+  }
+
+  /** The ids of the users with a session alive now (`GET /users/active`, reference 3.3.0). */
+  async activeUsers(): Promise<string[]> {
+    await this.call(() => this.redis.zremrangebyscore(ACTIVE, '-inf', String(Date.now())));
+    const members = await this.call(() => this.redis.zrange(ACTIVE, '0', '-1'));
+    return [...new Set(members.map((member) => member.slice(0, member.lastIndexOf(' '))))];
+  }
+
+  // One sorted set of "<user id> <session>" scored by expiry: listing active users reads one key
+  // instead of scanning every session (which a Redis Cluster would spread over its nodes).
+  private async markActive(session: Session, id: string): Promise<void> {
+    const expiry = Date.now() + this.sessionSeconds * 1000;
+    await this.call(() => this.redis.zadd(ACTIVE, expiry, `${String(session.claims.sub)} ${id}`));
+  }
+
+  private async markInactive(session: Session, id: string): Promise<void> {
+    await this.call(() => this.redis.zrem(ACTIVE, `${String(session.claims.sub)} ${id}`));
   }
 
   private async read(key: string): Promise<Session | undefined> {

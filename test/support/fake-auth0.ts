@@ -14,6 +14,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, type JWK, type JWTPayload, SignJWT } from 'jose';
+import { parseUserSearch, type SearchFields } from './fake-auth0-lucene.ts';
 
 export interface FakeUser {
   readonly sub: string;
@@ -22,6 +23,18 @@ export interface FakeUser {
   readonly connection: string;
   /** Further claims of the user's ID token and userinfo (e.g. a namespaced `app_metadata`). */
   readonly claims?: Readonly<Record<string, unknown>>;
+  readonly email?: string;
+  readonly nickname?: string;
+  readonly appMetadata?: Readonly<Record<string, unknown>>;
+}
+
+/** A users-imports job the Management API accepted. */
+export interface FakeImportJob {
+  readonly id: string;
+  readonly type: 'users_import';
+  readonly status: 'pending';
+  readonly connection_id: string;
+  readonly users: readonly unknown[];
 }
 
 export interface RecordedRequest {
@@ -53,6 +66,11 @@ export interface FakeAuth0 {
   setExpiresIn(seconds: number): void;
   /** Refresh tokens issued so far stop working (e.g. the user was blocked). */
   revokeRefreshTokens(): void;
+  /** The users, as the Management API holds them (created, updated, deleted through it). */
+  readonly users: FakeUser[];
+  readonly importJobs: FakeImportJob[];
+  /** Management API tokens issued so far stop working (as when Auth0 rotates its keys). */
+  revokeManagementTokens(): void;
   close(): Promise<void>;
 }
 
@@ -67,6 +85,31 @@ interface CodeGrant {
 
 const KID = 'fake-auth0-key';
 
+/** What the user search sees of a user, with `app_metadata` flattened to dotted names. */
+function searchFields(user: FakeUser): SearchFields {
+  const fields: Record<string, unknown> = {
+    user_id: user.sub,
+    username: user.username,
+    email: user.email,
+    nickname: user.nickname,
+    'identities.connection': user.connection,
+  };
+  for (const [name, value] of Object.entries(user.appMetadata ?? {})) fields[`app_metadata.${name}`] = value;
+  return fields;
+}
+
+/** The Management API's view of a user. */
+function managementView(user: FakeUser) {
+  return {
+    user_id: user.sub,
+    username: user.username,
+    email: user.email,
+    nickname: user.nickname,
+    app_metadata: user.appMetadata ?? {},
+    identities: [{ connection: user.connection, user_id: user.sub.split('|')[1], provider: 'auth0' }],
+  };
+}
+
 export async function startFakeAuth0(options: {
   clients: Readonly<Record<string, string>>;
 }): Promise<FakeAuth0> {
@@ -78,6 +121,8 @@ export async function startFakeAuth0(options: {
   const codes = new Map<string, CodeGrant>();
   const accessTokens = new Map<string, FakeUser>();
   const refreshTokens = new Map<string, { user: FakeUser; clientId: string }>();
+  const managementTokens = new Set<string>();
+  const importJobs: FakeImportJob[] = [];
   let loginUser: FakeUser | undefined;
   let tampering: TokenTampering | undefined;
   let expiresIn = 3600;
@@ -162,13 +207,30 @@ export async function startFakeAuth0(options: {
         const answer = await issueTokens(entry.user, clientId, 'openid');
         return { status: 200, body: answer };
       }
+      case 'client_credentials': {
+        if (body.audience !== `${url}/api/v2/`) return { status: 403, body: { error: 'access_denied' } };
+        const managementToken = randomId('mgmt_');
+        managementTokens.add(managementToken);
+        return {
+          status: 200,
+          body: { access_token: managementToken, expires_in: 86_400, token_type: 'Bearer' },
+        };
+      }
       default:
         return { status: 400, body: { error: 'unsupported_grant_type' } };
     }
   }
 
-  async function route(request: RecordedRequest, res: ServerResponse): Promise<void> {
+  async function route(
+    request: RecordedRequest,
+    raw: { text: string; type: string },
+    res: ServerResponse,
+  ): Promise<void> {
     const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
+      if (body === undefined) {
+        res.writeHead(status, headers);
+        return void res.end();
+      }
       res.writeHead(status, { 'content-type': 'application/json', ...headers });
       res.end(JSON.stringify(body));
     };
@@ -211,6 +273,89 @@ export async function startFakeAuth0(options: {
       }
       return send(200, 'OK');
     }
+    if (path.startsWith('/api/v2/')) return management(request, raw, send);
+    send(404, { error: 'not_found' });
+  }
+
+  async function management(
+    request: RecordedRequest,
+    raw: { text: string; type: string },
+    send: (status: number, body: unknown) => void,
+  ): Promise<void> {
+    const bearer = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1];
+    if (bearer === undefined || !managementTokens.has(bearer))
+      return send(401, { statusCode: 401, message: 'Invalid token' });
+    const { method, query } = request;
+    const path = request.path.slice('/api/v2'.length);
+    const userAt = /^\/users\/([^/]+)$/.exec(path);
+    const userIndex = userAt ? users.findIndex((user) => user.sub === decodeURIComponent(userAt[1]!)) : -1;
+    if (method === 'GET' && path === '/users') {
+      const matches = query.q === undefined ? () => true : parseUserSearch(query.q);
+      const perPage = Number(query.per_page ?? 50);
+      const page = Number(query.page ?? 0);
+      const found = users.filter((user) => matches(searchFields(user)));
+      return send(200, found.slice(page * perPage, (page + 1) * perPage).map(managementView));
+    }
+    if (method === 'POST' && path === '/users') {
+      const body = request.body ?? {};
+      if (users.some((user) => user.email === body.email && user.connection === body.connection)) {
+        return send(409, { statusCode: 409, error: 'Conflict', message: 'The user already exists.' });
+      }
+      const user: FakeUser = {
+        sub: `auth0|${randomBytes(6).toString('hex')}`,
+        username: String(body.username ?? body.email),
+        password: String(body.password ?? ''),
+        connection: String(body.connection),
+        email: body.email === undefined ? undefined : String(body.email),
+        appMetadata: body.app_metadata as Record<string, unknown> | undefined,
+      };
+      users.push(user);
+      return send(201, managementView(user));
+    }
+    if (userAt && userIndex < 0)
+      return send(404, { statusCode: 404, error: 'Not Found', message: 'The user does not exist.' });
+    if (method === 'PATCH' && userAt) {
+      const body = request.body ?? {};
+      const before = users[userIndex]!;
+      const updated: FakeUser = {
+        ...before,
+        ...(body.email === undefined ? {} : { email: String(body.email) }),
+        ...(body.password === undefined ? {} : { password: String(body.password) }),
+        ...(body.app_metadata === undefined
+          ? {}
+          : { appMetadata: body.app_metadata as Record<string, unknown> }),
+      };
+      users[userIndex] = updated;
+      return send(200, managementView(updated));
+    }
+    if (method === 'DELETE' && userAt) {
+      users.splice(userIndex, 1);
+      return send(204, undefined);
+    }
+    if (method === 'POST' && path === '/jobs/users-imports') {
+      const form = await new Request('http://fake/', {
+        method: 'POST',
+        headers: { 'content-type': raw.type },
+        body: raw.text,
+      }).formData();
+      const file = form.get('users');
+      const job: FakeImportJob = {
+        id: randomId('job_'),
+        type: 'users_import',
+        status: 'pending',
+        connection_id: String(form.get('connection_id')),
+        users: typeof file === 'string' || file === null ? [] : (JSON.parse(await file.text()) as unknown[]),
+      };
+      importJobs.push(job);
+      return send(202, { id: job.id, type: job.type, status: job.status, connection_id: job.connection_id });
+    }
+    const jobAt = /^\/jobs\/([^/]+)(\/errors)?$/.exec(path);
+    const job = jobAt ? importJobs.find((candidate) => candidate.id === jobAt[1]) : undefined;
+    if (method === 'GET' && jobAt && job === undefined)
+      return send(404, { statusCode: 404, message: 'The job does not exist.' });
+    if (method === 'GET' && jobAt?.[2]) return send(200, []);
+    if (method === 'GET' && job)
+      return send(200, { id: job.id, type: job.type, status: job.status, connection_id: job.connection_id });
     send(404, { error: 'not_found' });
   }
 
@@ -222,7 +367,7 @@ export async function startFakeAuth0(options: {
       const text = Buffer.concat(chunks).toString();
       const type = req.headers['content-type'] ?? '';
       let body: Record<string, unknown> | undefined;
-      if (text !== '') {
+      if (text !== '' && !type.startsWith('multipart/')) {
         body = type.includes('json')
           ? (JSON.parse(text) as Record<string, unknown>)
           : Object.fromEntries(new URLSearchParams(text));
@@ -235,7 +380,7 @@ export async function startFakeAuth0(options: {
         body,
       };
       requests.push(request);
-      route(request, res).catch((error: Error) => {
+      route(request, { text, type }, res).catch((error: Error) => {
         res.writeHead(500, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ error: 'fake_auth0_failure', message: error.message }));
       });
@@ -259,6 +404,9 @@ export async function startFakeAuth0(options: {
       expiresIn = seconds;
     },
     revokeRefreshTokens: () => refreshTokens.clear(),
+    users,
+    importJobs,
+    revokeManagementTokens: () => managementTokens.clear(),
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

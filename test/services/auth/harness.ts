@@ -61,15 +61,28 @@ export async function startHarness(options: {
   sessionSeconds?: number;
   logoutWithClientId?: boolean;
 }): Promise<Harness> {
-  const auth0 = await startFakeAuth0({ clients: { 'web-id': 'app-secret', 'api-id': 'app-secret' } });
+  const auth0 = await startFakeAuth0({
+    clients: { 'web-id': 'app-secret', 'api-id': 'app-secret', 'mgmt-id': 'mgmt-secret' },
+  });
   auth0.addUser({
     sub: 'auth0|ada',
     username: 'ada',
     password: 'lovelace',
     connection: 'db',
     claims: { email: 'ada@example.test', [NAMESPACE]: { groups: ['admin', 'dev'] } },
+    email: 'ada@example.test',
+    nickname: 'ada',
+    appMetadata: { groups: ['admin', 'dev'] },
   });
-  auth0.addUser({ sub: 'google|bob', username: 'bob', password: 'builder', connection: 'google' });
+  auth0.addUser({
+    sub: 'google|bob',
+    username: 'bob',
+    password: 'builder',
+    connection: 'google',
+    email: 'bob@example.test',
+    nickname: 'bob the builder',
+    appMetadata: { groups: ['dev'], tenant: 't1' },
+  });
   const serviceRedis = createRedis({
     REDIS_MODE: 'normal',
     REDIS_HOSTS: [{ host: '127.0.0.1', port: options.serviceRedisPort ?? options.redisPort }],
