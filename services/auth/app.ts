@@ -2,13 +2,14 @@ import type { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import { createServiceApp, HttpError, healthRoutes, type PackageInfo } from '../kit/index.ts';
+import { createServiceApp, errorBody, HttpError, healthRoutes, type PackageInfo } from '../kit/index.ts';
 import { Auth0Api } from './auth0-api.ts';
 import { selectClient } from './client-type.ts';
 import type { AuthConfig } from './config.ts';
 import type { SessionSettings } from './login-routes.ts';
 import { loginRoutes } from './login-routes.ts';
 import { ManagementApi } from './management-api.ts';
+import { openApiRoute } from './openapi.ts';
 import type { RedisClient } from './redis.ts';
 import { sessionRoutes } from './session-routes.ts';
 import { SessionStore } from './store.ts';
@@ -37,6 +38,16 @@ export function createAuthApp(options: AuthAppOptions): Hono {
     registry: options.registry,
     health: healthRoutes({ ...options.packageInfo, ready: () => redis.status === 'ready' }),
   });
+  // Redis is the one dependency that must answer for the service to work.
+  app.get('/-/check-up', async (c) => {
+    const answers = await redis.ping().then(
+      () => true,
+      () => false,
+    );
+    const body = { ...options.packageInfo, status: answers ? 'OK' : 'KO' };
+    return answers ? c.json(body) : c.json({ ...errorBody(503, 'Redis does not answer'), ...body }, 503);
+  });
+  app.route('/', openApiRoute(options.packageInfo));
   app.use(
     bodyLimit({
       maxSize: MAX_BODY_BYTES,

@@ -24,14 +24,14 @@ export interface LoginDeps {
 
 const param = z.string().min(1).max(2048);
 
-const authorizeQuery = z.object({
+export const authorizeQuery = z.object({
   connection: param.optional(),
   prompt: param.optional(),
   action: param.optional(),
   state: param.optional(),
 });
 
-const tokenBody = z.discriminatedUnion('grant_type', [
+export const tokenBody = z.discriminatedUnion('grant_type', [
   z.object({ grant_type: z.literal('authorization_code').optional(), code: param, state: param }),
   z.object({
     grant_type: z.literal('password'),

@@ -33,8 +33,8 @@ function caller(c: Context): Caller {
   return match ? { kind: 'bearer', accessToken: match[1]! } : { kind: 'anonymous' };
 }
 
-const refreshBody = z.object({ refresh_token: z.string().min(1).max(4096).optional() });
-const logoutQuery = z.object({ redirect: z.string().min(1).max(2048).optional() });
+export const refreshBody = z.object({ refresh_token: z.string().min(1).max(4096).optional() });
+export const logoutQuery = z.object({ redirect: z.string().min(1).max(2048).optional() });
 
 /** `GET /userinfo`, `GET /users/me`, `POST /refreshtoken`, `GET /logout`. */
 export function sessionRoutes({ config, store, auth0, settings, logoutWithClientId }: SessionDeps): Hono {

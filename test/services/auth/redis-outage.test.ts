@@ -60,6 +60,9 @@ test('Redis unreachable: 503 JSON and /-/ready KO; Redis back: the service recov
   });
   assert.equal((await call(h.app, '/userinfo', { headers: { cookie: 'sid=x' } })).status, 503);
   assert.equal((await call(h.app, '/authorize')).status, 503);
+  const checkUp = await call(h.app, '/-/check-up');
+  assert.equal(checkUp.status, 503);
+  assert.equal((await jsonOf(checkUp)).status, 'KO');
 
   await proxy.restore();
   await eventually('the service reconnects', async () => (await call(h.app, '/-/ready')).status === 200);
