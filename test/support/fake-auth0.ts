@@ -111,7 +111,10 @@ function managementView(user: FakeUser) {
 }
 
 export async function startFakeAuth0(options: {
+  /** client id → client secret. */
   clients: Readonly<Record<string, string>>;
+  /** Default 0: any free port. */
+  port?: number;
 }): Promise<FakeAuth0> {
   const { privateKey, publicKey } = await generateKeyPair('RS256');
   const foreign = await generateKeyPair('RS256');
@@ -386,7 +389,7 @@ export async function startFakeAuth0(options: {
       });
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
   return {
