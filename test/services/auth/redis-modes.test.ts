@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
@@ -80,45 +80,42 @@ test('normal mode, one host with an ACL user and password; a wrong password neve
   }
 });
 
-test('normal mode over TLS, the server certificate checked against REDIS_TLS_CA_CERT_PATH', async () => {
+/** A self-signed certificate for 127.0.0.1, made once. */
+function certificate(): { cert: string; key: string } {
   const cert = join(dir, 'cert.pem');
   const key = join(dir, 'key.pem');
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-keyout',
-      key,
-      '-out',
-      cert,
-      '-days',
-      '1',
-      '-subj',
-      '/CN=127.0.0.1',
-      '-addext',
-      'subjectAltName=IP:127.0.0.1',
-    ],
-    { stdio: 'ignore' },
-  );
+  if (!existsSync(cert)) {
+    execFileSync(
+      'openssl',
+      ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1'].concat([
+        '-subj',
+        '/CN=127.0.0.1',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1',
+      ]),
+      { stdio: 'ignore' },
+    );
+  }
+  return { cert, key };
+}
+
+const tlsArgs = (port: number, { cert, key }: { cert: string; key: string }) => [
+  '--tls-port',
+  String(port),
+  '--tls-cert-file',
+  cert,
+  '--tls-key-file',
+  key,
+  '--tls-ca-cert-file',
+  cert,
+  '--tls-auth-clients',
+  'no',
+];
+
+test('normal mode over TLS, the server certificate checked against REDIS_TLS_CA_CERT_PATH', async () => {
+  const { cert } = certificate();
   const [tlsPort] = await freePorts(1);
-  const server = await startRedis({
-    args: [
-      '--tls-port',
-      String(tlsPort),
-      '--tls-cert-file',
-      cert,
-      '--tls-key-file',
-      key,
-      '--tls-ca-cert-file',
-      cert,
-      '--tls-auth-clients',
-      'no',
-    ],
-  });
+  const server = await startRedis({ args: tlsArgs(tlsPort!, certificate()) });
   const hosts = `127.0.0.1:${tlsPort}`;
   const client = quietly(
     createRedis(env({ REDIS_HOSTS: hosts, REDIS_TLS: 'true', REDIS_TLS_CA_CERT_PATH: cert })),
@@ -214,6 +211,47 @@ test('sentinel mode: the master found by name, and the service follows a failove
     masterAdmin.disconnect();
     await stopProcess(sentinel);
     await replica.stop();
+    await master.stop();
+  }
+});
+
+test('sentinel mode over TLS: the sentinel and the master both spoken to with TLS', async () => {
+  const certs = certificate();
+  const [masterTls, sentinelTls] = await freePorts(2);
+  const master = await startRedis({ args: tlsArgs(masterTls!, certs) });
+  const conf = join(dir, 'sentinel-tls.conf');
+  writeFileSync(
+    conf,
+    [
+      'port 0',
+      'bind 127.0.0.1',
+      `tls-port ${sentinelTls}`,
+      `tls-cert-file ${certs.cert}`,
+      `tls-key-file ${certs.key}`,
+      `tls-ca-cert-file ${certs.cert}`,
+      'tls-auth-clients no',
+      'tls-replication yes',
+      `sentinel monitor secure 127.0.0.1 ${masterTls} 1`,
+      '',
+    ].join('\n'),
+  );
+  const sentinel = spawnLogged('redis-server', [conf, '--sentinel'], standInLog('redis-sentinel-tls'));
+  const client = quietly(
+    createRedis(
+      env({
+        REDIS_MODE: 'sentinel',
+        REDIS_MASTER_NAME: 'secure',
+        REDIS_HOSTS: `127.0.0.1:${sentinelTls}`,
+        REDIS_TLS: 'true',
+        REDIS_TLS_CA_CERT_PATH: certs.cert,
+      }),
+    ),
+  );
+  try {
+    await roundTrip(client, 'sentinel-tls');
+  } finally {
+    client.disconnect();
+    await stopProcess(sentinel);
     await master.stop();
   }
 });
