@@ -51,6 +51,11 @@ export class Auth0Api {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ ...grant, client_id: client.clientId, client_secret: client.clientSecret }),
     });
+    if (response.status === 401) {
+      // Auth0 answers 401 to the client's own credentials, not to the user's.
+      await response.body?.cancel();
+      throw new HttpError(502, 'Auth0 refused the client credentials (check clientId and clientSecret)');
+    }
     if (response.status >= 400 && response.status < 500) {
       await response.body?.cancel();
       throw new HttpError(rejection.status, rejection.message);

@@ -59,7 +59,9 @@ function parseHosts(list: string, ctx: z.RefinementCtx): RedisHost[] {
 }
 
 export function parseAuthEnv(env: Readonly<Record<string, string | undefined>>): AuthEnv {
-  const parsed = parseEnv(authEnvSchema, env);
+  // Deployments template variables in and leave the unused ones empty: empty means not set.
+  const set = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== ''));
+  const parsed = parseEnv(authEnvSchema, set);
   if (parsed.REDIS_MODE === 'sentinel' && parsed.REDIS_MASTER_NAME === undefined) {
     throw new EnvError(['REDIS_MASTER_NAME: required when REDIS_MODE is sentinel']);
   }

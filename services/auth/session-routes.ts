@@ -20,17 +20,20 @@ export interface SessionDeps {
   readonly logoutWithClientId: boolean;
 }
 
-/** Who calls: the `sid` cookie first, else `Authorization: Bearer` (either way, whatever the scope). */
+/**
+ * Who calls: `Authorization: Bearer` first (the caller chose to send it; a cookie is sent by the
+ * browser whatever the call), else the `sid` cookie; either way, whatever the client's scope.
+ */
 type Caller =
   | { readonly kind: 'cookie'; readonly sid: string }
   | { readonly kind: 'bearer'; readonly accessToken: string }
   | { readonly kind: 'anonymous' };
 
 function caller(c: Context): Caller {
-  const sid = readSessionId(c);
-  if (sid !== undefined) return { kind: 'cookie', sid };
   const match = /^Bearer\s+(\S+)$/i.exec(c.req.header('authorization') ?? '');
-  return match ? { kind: 'bearer', accessToken: match[1]! } : { kind: 'anonymous' };
+  if (match) return { kind: 'bearer', accessToken: match[1]! };
+  const sid = readSessionId(c);
+  return sid === undefined ? { kind: 'anonymous' } : { kind: 'cookie', sid };
 }
 
 export const refreshBody = z.object({ refresh_token: z.string().min(1).max(4096).optional() });

@@ -169,7 +169,8 @@ test('environment: every bad variable is named, secret values are hidden', () =>
       parseAuthEnv({
         REDIS_HOSTS: 'a:99999',
         REDIS_MODE: 'cluster',
-        REDIS_PASSWORD: '',
+        REDIS_PASSWORD: ' \t ',
+        REDIS_TLS: 'maybe',
         SESSION_DURATION_SECONDS: 'soon',
       }),
     (error: Error) => {
@@ -179,10 +180,12 @@ test('environment: every bad variable is named, secret values are hidden', () =>
         'REDIS_HOSTS',
         'REDIS_MODE',
         'REDIS_PASSWORD',
+        'REDIS_TLS',
         'SERVICE_CONFIG_FILE_NAME',
         'SERVICE_CONFIG_PATH',
         'SESSION_DURATION_SECONDS',
       ]);
+      assert.ok(error.problems.some((p) => p.startsWith('REDIS_PASSWORD:') && p.endsWith('(got <hidden>)')));
       return true;
     },
   );
@@ -190,6 +193,21 @@ test('environment: every bad variable is named, secret values are hidden', () =>
     () => parseAuthEnv({ ...baseEnv, REDIS_MODE: 'sentinel' }),
     /REDIS_MASTER_NAME: required when/,
   );
+  assert.throws(() => parseAuthEnv({ ...baseEnv, REDIS_HOSTS: '' }), /REDIS_HOSTS: required, not set/);
+});
+
+test('environment: an empty variable counts as not set (templated deployments leave unused ones empty)', () => {
+  const env = parseAuthEnv({
+    ...baseEnv,
+    REDIS_PASSWORD: '',
+    REDIS_USERNAME: '',
+    HTTP_PORT: '',
+    SESSION_SCOPE: '',
+  });
+  assert.equal(env.REDIS_PASSWORD, undefined);
+  assert.equal(env.REDIS_USERNAME, undefined);
+  assert.equal(env.HTTP_PORT, 8080);
+  assert.equal(env.SESSION_SCOPE, 'website');
 });
 
 test.run();

@@ -11,7 +11,7 @@ import { type FakeAuth0, startFakeAuth0 } from '../../support/fake-auth0.ts';
 
 export const NAMESPACE = 'https://streamfold.test/app_metadata';
 
-/** web: website scope, two connections; api: tokens, state required; other: another origin. */
+/** web: website scope, two connections; api: tokens, state required; misconfigured: a wrong secret. */
 export function testConfig(auth0Url: string): AuthConfig {
   const common = { auth0Url, clientSecret: 'app-secret' };
   return parseAuthConfig({
@@ -32,6 +32,13 @@ export function testConfig(auth0Url: string): AuthConfig {
         redirectUrl: 'https://api-client.test/callback',
         scopes: ['offline_access', 'openid'],
         authorizeStateRequired: true,
+      },
+      misconfigured: {
+        ...common,
+        clientId: 'web-id',
+        clientSecret: 'not-the-secret',
+        redirectUrl: 'https://app.test/cb',
+        scopes: [],
       },
     },
     customClaimsNamespaces: [NAMESPACE],

@@ -166,6 +166,15 @@ test('password grant with a connection uses the password-realm grant; wrong cred
   });
 });
 
+test('a client secret Auth0 refuses is 502 naming the client credentials, not 403', async ({ h }) => {
+  const response = await call(h.app, '/oauth/token', {
+    clientType: 'misconfigured',
+    form: { grant_type: 'password', username: 'ada', password: 'lovelace' },
+  });
+  assert.equal(response.status, 502);
+  assert.match(String((await jsonOf(response)).message), /client credentials/);
+});
+
 test('an empty access token from Auth0 is an error saying so', async ({ h }) => {
   h.auth0.tamperNextToken({ emptyAccessToken: true });
   const response = await call(h.app, '/oauth/token', {

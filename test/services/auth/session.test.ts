@@ -63,6 +63,14 @@ test('GET /userinfo by bearer token: from Redis for a token we issued, from Auth
   assert.equal(h.auth0.requests.at(before)?.path, '/userinfo');
 });
 
+test('GET /userinfo reads Authorization before the cookie the browser sends anyway', async ({ h }) => {
+  const { accessToken } = await tokenLogin(h);
+  const response = await call(h.app, '/userinfo', {
+    headers: { authorization: `Bearer ${accessToken}`, cookie: 'sid=stale' },
+  });
+  assert.equal(response.status, 200);
+});
+
 test('GET /userinfo: no credentials, an unknown sid or a token Auth0 refuses are 401', async ({ h }) => {
   assert.equal((await call(h.app, '/userinfo')).status, 401);
   assert.equal((await call(h.app, '/userinfo', { headers: { cookie: 'sid=unknown' } })).status, 401);
