@@ -1,7 +1,7 @@
 /**
  * Authentication service benchmark.
  *
- *   node --import tsx bench/auth-userinfo.ts [--seconds=5] [--connections=32]
+ *   node --import tsx bench/auth-userinfo.ts [--seconds=2] [--rounds=5] [--connections=32]
  *
  * `GET /userinfo` by `sid` cookie and `GET /users/me` against the floor: a bare Hono route that
  * does one Redis `GET` of the same session value. Requests/s, p99 and Redis commands per request
@@ -133,9 +133,17 @@ if (process.argv[2] === '--child') {
   process.send!(await serveBoth(Number(process.argv[3])));
 } else {
   const { values } = parseArgs({
-    options: { seconds: { type: 'string', default: '5' }, connections: { type: 'string', default: '32' } },
+    options: {
+      seconds: { type: 'string', default: '2' },
+      rounds: { type: 'string', default: '5' },
+      connections: { type: 'string', default: '32' },
+    },
   });
-  const options = { seconds: Number(values.seconds), connections: Number(values.connections) };
+  const options = {
+    seconds: Number(values.seconds),
+    rounds: Number(values.rounds),
+    connections: Number(values.connections),
+  };
   const redisServer = await startRedis();
   const redis = new Redis({ host: '127.0.0.1', port: redisServer.port });
   const child = fork(fileURLToPath(import.meta.url), ['--child', String(redisServer.port)], {
@@ -163,16 +171,36 @@ if (process.argv[2] === '--child') {
       { path: '/floor', headers: { 'x-key': sessionKey } },
       { ...run, seconds: 1 },
     );
-    const rows = {
-      floor: await load(
-        `http://127.0.0.1:${ports.floor}`,
-        { path: '/floor', headers: { 'x-key': sessionKey } },
-        run,
-      ),
-      userinfo: await load(auth, { path: '/userinfo', headers }, run),
-      'users/me': await load(auth, { path: '/users/me', headers }, run),
-      'kit /-/healthz': await load(auth, { path: '/-/healthz', headers: {} }, run),
+    const targets = {
+      floor: { origin: `http://127.0.0.1:${ports.floor}`, path: '/floor', headers: { 'x-key': sessionKey } },
+      userinfo: { origin: auth, path: '/userinfo', headers },
+      'users/me': { origin: auth, path: '/users/me', headers },
+      'kit /-/healthz': { origin: auth, path: '/-/healthz', headers: {} },
     };
+    type Name = keyof typeof targets;
+    // Rounds alternate the targets, so a change of the machine's load (2 cores, shared) falls on
+    // every target alike; each figure is the median of its rounds.
+    const measured = new Map<Name, Figures[]>();
+    for (let round = 0; round < options.rounds; round++) {
+      for (const [name, { origin, ...request }] of Object.entries(targets) as Array<
+        [Name, (typeof targets)[Name]]
+      >) {
+        const figures = await load(origin, request, run);
+        measured.set(name, [...(measured.get(name) ?? []), figures]);
+      }
+    }
+    const median = (values: number[]) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+    const rows = Object.fromEntries(
+      [...measured].map(([name, runs]) => [
+        name,
+        {
+          requests: runs.reduce((sum, r) => sum + r.requests, 0),
+          perSecond: median(runs.map((r) => r.perSecond)),
+          p99Ms: median(runs.map((r) => r.p99Ms)),
+          redisCommandsPerRequest: median(runs.map((r) => r.redisCommandsPerRequest)),
+        },
+      ]),
+    ) as Record<Name, Figures>;
     console.table(rows);
     for (const name of ['userinfo', 'users/me'] as const) {
       const ratio = rows[name].perSecond / rows.floor.perSecond;
