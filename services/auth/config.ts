@@ -82,8 +82,6 @@ export const authConfigSchema = z.strictObject({
   auth0TenantUrl: z.string().optional(),
 });
 
-export type AuthConfigFile = z.output<typeof authConfigSchema>;
-export type ClientFileEntry = AuthConfigFile['clients'][string];
 
 /** A client of the file with the defaults resolved. */
 export interface AuthClient {

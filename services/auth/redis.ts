@@ -34,7 +34,6 @@ export function createRedis(env: AuthEnv): RedisClient {
     tls,
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
-    lazyConnect: false,
     // Bounded so reconnecting after an outage takes a second at most.
     retryStrategy: (attempt) => Math.min(attempt * 100, 1000),
   };
