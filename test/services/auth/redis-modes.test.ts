@@ -168,7 +168,8 @@ test('several hosts: a Redis Cluster of two nodes, each key on the node of its s
 
 test('sentinel mode: the master found by name, and the service follows a failover to the replica', async () => {
   const master = await startRedis();
-  const replica = await startRedis({ args: ['--replicaof', '127.0.0.1', String(master.port)] });
+  // The replica saves the snapshot it syncs from: into the test's directory, not the cwd.
+  const replica = await startRedis({ args: ['--replicaof', '127.0.0.1', String(master.port), '--dir', dir] });
   const [sentinelPort] = await freePorts(1);
   const conf = join(dir, 'sentinel.conf');
   writeFileSync(
