@@ -1,0 +1,217 @@
+/**
+ * Authentication service benchmark.
+ *
+ *   node --import tsx bench/auth-userinfo.ts [--seconds=2] [--rounds=5] [--connections=32]
+ *
+ * `GET /userinfo` by `sid` cookie and `GET /users/me` against the floor: a bare Hono route that
+ * does one Redis `GET` of the same session value. Requests/s, p99 and Redis commands per request
+ * (target 1), all measured in the same run on loopback; target: the service ≥ 0.7× the floor.
+ * The service's `GET /-/healthz` (no Redis) is measured too: what the kit's per-request middleware
+ * (request log, metrics) costs on its own.
+ * The servers run in a child process, the load in this one; Redis is a fresh `redis-server`.
+ */
+import { fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { serve as serveNode } from '@hono/node-server';
+import { Hono } from 'hono';
+import { Redis } from 'ioredis';
+import pino from 'pino';
+import { Registry } from 'prom-client';
+import { Pool } from 'undici';
+import { createAuthApp } from '../services/auth/app.ts';
+import { parseAuthConfig } from '../services/auth/config.ts';
+import { createRedis } from '../services/auth/redis.ts';
+import { serve } from '../services/kit/index.ts';
+import { startFakeAuth0 } from '../test/support/fake-auth0.ts';
+import { startRedis } from '../test/support/redis.ts';
+
+interface Ports {
+  readonly auth: number;
+  readonly floor: number;
+}
+
+/** Child: the service (fake Auth0, Redis at REDIS_PORT) and the floor route, on free ports. */
+async function serveBoth(redisPort: number): Promise<Ports> {
+  const auth0 = await startFakeAuth0({ clients: { 'web-id': 'web-secret', 'm-id': 'm-secret' } });
+  auth0.addUser({
+    sub: 'auth0|ada',
+    username: 'ada',
+    password: 'pw',
+    connection: 'db',
+    claims: { email: 'a@x' },
+  });
+  const client = {
+    auth0Url: auth0.url,
+    clientId: 'web-id',
+    clientSecret: 'web-secret',
+    redirectUrl: 'http://127.0.0.1/cb',
+    scopes: ['website'],
+  };
+  const config = parseAuthConfig({
+    clients: { web: client },
+    managementClient: { auth0Url: auth0.url, clientId: 'm-id', clientSecret: 'm-secret' },
+  });
+  const hosts = [{ host: '127.0.0.1', port: redisPort }];
+  const redis = createRedis({ REDIS_MODE: 'normal', REDIS_HOSTS: hosts, REDIS_TLS: false } as Parameters<
+    typeof createRedis
+  >[0]);
+  await new Promise((resolve) => redis.once('ready', resolve));
+  const app = createAuthApp({
+    config,
+    redis,
+    settings: { sessionSeconds: 3600, sessionScope: 'website', originalProtocolHeader: 'x-forwarded-proto' },
+    logoutWithClientId: false,
+    logger: pino({ level: 'warn' }),
+    registry: new Registry(),
+    packageInfo: { name: 'auth', version: 'bench' },
+  });
+  const server = await serve(app, {
+    hostname: '127.0.0.1',
+    port: 0,
+    handleSignals: false,
+    delayShutdownSeconds: 0,
+  });
+  const floorRedis = new Redis({ host: '127.0.0.1', port: redisPort });
+  const floor = new Hono().get('/floor', async (c) => {
+    const value = await floorRedis.get(c.req.header('x-key') ?? '');
+    return value === null ? c.json({ message: 'none' }, 401) : c.json(JSON.parse(value) as object);
+  });
+  const floorPort = await new Promise<number>((resolve) => {
+    serveNode({ fetch: floor.fetch, hostname: '127.0.0.1', port: 0 }, (info) => resolve(info.port));
+  });
+  return { auth: server.port, floor: floorPort };
+}
+
+interface Figures {
+  readonly requests: number;
+  readonly perSecond: number;
+  readonly p99Ms: number;
+  readonly redisCommandsPerRequest: number;
+}
+
+async function commandsProcessed(redis: Redis): Promise<number> {
+  return Number(/total_commands_processed:(\d+)/.exec(await redis.info('stats'))![1]);
+}
+
+/** Closed-loop load: `connections` requests in flight for `seconds`. */
+async function load(
+  origin: string,
+  request: { path: string; headers: Record<string, string> },
+  options: { seconds: number; connections: number; redis: Redis },
+): Promise<Figures> {
+  const pool = new Pool(origin, { connections: options.connections, pipelining: 1 });
+  const latencies: number[] = [];
+  const before = await commandsProcessed(options.redis);
+  const end = performance.now() + options.seconds * 1000;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: options.connections }, async () => {
+      while (performance.now() < end) {
+        const t0 = performance.now();
+        const { statusCode, body } = await pool.request({ method: 'GET', ...request });
+        await body.text();
+        if (statusCode !== 200) throw new Error(`${request.path} answered ${statusCode}`);
+        latencies.push(performance.now() - t0);
+      }
+    }),
+  );
+  const elapsed = (performance.now() - started) / 1000;
+  // The two INFO calls are commands too.
+  const commands = (await commandsProcessed(options.redis)) - before - 1;
+  await pool.close();
+  latencies.sort((a, b) => a - b);
+  return {
+    requests: latencies.length,
+    perSecond: Math.round(latencies.length / elapsed),
+    p99Ms: Math.round(latencies[Math.floor(latencies.length * 0.99)]! * 100) / 100,
+    redisCommandsPerRequest: Math.round((commands / latencies.length) * 100) / 100,
+  };
+}
+
+if (process.argv[2] === '--child') {
+  process.send!(await serveBoth(Number(process.argv[3])));
+} else {
+  const { values } = parseArgs({
+    options: {
+      seconds: { type: 'string', default: '2' },
+      rounds: { type: 'string', default: '5' },
+      connections: { type: 'string', default: '32' },
+    },
+  });
+  const options = {
+    seconds: Number(values.seconds),
+    rounds: Number(values.rounds),
+    connections: Number(values.connections),
+  };
+  const redisServer = await startRedis();
+  const redis = new Redis({ host: '127.0.0.1', port: redisServer.port });
+  const child = fork(fileURLToPath(import.meta.url), ['--child', String(redisServer.port)], {
+    execArgv: ['--import', 'tsx'],
+  });
+  try {
+    const ports = await new Promise<Ports>((resolve, reject) => {
+      child.once('message', (message) => resolve(message as Ports));
+      child.once('exit', (code) => reject(new Error(`server child exited with ${code}`)));
+    });
+    const auth = `http://127.0.0.1:${ports.auth}`;
+    const login = await fetch(`${auth}/oauth/token`, {
+      method: 'POST',
+      headers: { 'client-type': 'web', 'content-type': 'application/json' },
+      body: JSON.stringify({ grant_type: 'password', username: 'ada', password: 'pw' }),
+    });
+    const sid = /sid=([^;]+)/.exec(login.headers.get('set-cookie') ?? '')![1]!;
+    const headers = { 'client-type': 'web', cookie: `sid=${sid}` };
+    const sessionKey = `auth0-client:session:${sid}`;
+    const run = { ...options, redis };
+    // Warm-up: JIT, connections.
+    await load(auth, { path: '/userinfo', headers }, { ...run, seconds: 1 });
+    await load(
+      `http://127.0.0.1:${ports.floor}`,
+      { path: '/floor', headers: { 'x-key': sessionKey } },
+      { ...run, seconds: 1 },
+    );
+    const targets = {
+      floor: { origin: `http://127.0.0.1:${ports.floor}`, path: '/floor', headers: { 'x-key': sessionKey } },
+      userinfo: { origin: auth, path: '/userinfo', headers },
+      'users/me': { origin: auth, path: '/users/me', headers },
+      'kit /-/healthz': { origin: auth, path: '/-/healthz', headers: {} },
+    };
+    type Name = keyof typeof targets;
+    // Rounds alternate the targets, so a change of the machine's load (2 cores, shared) falls on
+    // every target alike; each figure is the median of its rounds.
+    const measured = new Map<Name, Figures[]>();
+    for (let round = 0; round < options.rounds; round++) {
+      for (const [name, { origin, ...request }] of Object.entries(targets) as Array<
+        [Name, (typeof targets)[Name]]
+      >) {
+        const figures = await load(origin, request, run);
+        measured.set(name, [...(measured.get(name) ?? []), figures]);
+      }
+    }
+    const median = (values: number[]) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+    const rows = Object.fromEntries(
+      [...measured].map(([name, runs]) => [
+        name,
+        {
+          requests: runs.reduce((sum, r) => sum + r.requests, 0),
+          perSecond: median(runs.map((r) => r.perSecond)),
+          p99Ms: median(runs.map((r) => r.p99Ms)),
+          redisCommandsPerRequest: median(runs.map((r) => r.redisCommandsPerRequest)),
+        },
+      ]),
+    ) as Record<Name, Figures>;
+    console.table(rows);
+    for (const name of ['userinfo', 'users/me'] as const) {
+      const ratio = rows[name].perSecond / rows.floor.perSecond;
+      const verdict = ratio >= 0.7 && rows[name].redisCommandsPerRequest <= 1.01 ? 'PASS' : 'FAIL';
+      console.log(
+        `${name}: ${ratio.toFixed(2)}× the floor (target ≥ 0.7), ${rows[name].redisCommandsPerRequest} Redis commands/request (target 1): ${verdict}`,
+      );
+    }
+  } finally {
+    child.kill('SIGKILL');
+    redis.disconnect();
+    await redisServer.stop();
+  }
+}

@@ -1,0 +1,33 @@
+import type { Context } from 'hono';
+import { getCookie } from 'hono/cookie';
+import type { AuthClient } from './config.ts';
+
+export const SESSION_COOKIE = 'sid';
+
+/** Secure unless the proxy in front says the browser spoke plain http. */
+function isSecure(c: Context, originalProtocolHeader: string): boolean {
+  return c.req.header(originalProtocolHeader)?.split(',')[0]?.trim().toLowerCase() !== 'http';
+}
+
+export function readSessionId(c: Context): string | undefined {
+  return getCookie(c, SESSION_COOKIE) || undefined;
+}
+
+/** `sid`: HttpOnly, Secure (but over http), Path=/, Max-Age = the session duration, the client's SameSite. */
+export function setSessionCookie(
+  c: Context,
+  sid: string,
+  options: { client: AuthClient; maxAgeSeconds: number; originalProtocolHeader: string },
+): void {
+  const parts = [`${SESSION_COOKIE}=${sid}`, 'Path=/', `Max-Age=${options.maxAgeSeconds}`, 'HttpOnly'];
+  if (isSecure(c, options.originalProtocolHeader)) parts.push('Secure');
+  if (options.client.sameSite) parts.push(`SameSite=${options.client.sameSite}`);
+  c.header('set-cookie', parts.join('; '), { append: true });
+}
+
+/** Deletes `sid` with an expiry in the past and no Max-Age (reference 2.0.0). */
+export function clearSessionCookie(c: Context, originalProtocolHeader: string): void {
+  const parts = [`${SESSION_COOKIE}=`, 'Path=/', 'Expires=Thu, 01 Jan 1970 00:00:00 GMT', 'HttpOnly'];
+  if (isSecure(c, originalProtocolHeader)) parts.push('Secure');
+  c.header('set-cookie', parts.join('; '), { append: true });
+}
