@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
-import { z } from 'zod';
-import type { PackageInfo } from '../kit/index.ts';
+import type { z } from 'zod';
+import { ERROR_BODY_SCHEMA, openApiSchema, type PackageInfo } from '../kit/index.ts';
 import { authorizeQuery, tokenBody } from './login-routes.ts';
 import { logoutQuery, refreshBody } from './session-routes.ts';
 import { importBody, passwordBody, userBody, usersPagingQuery } from './user-routes.ts';
@@ -104,8 +104,6 @@ const OPERATIONS: readonly Operation[] = [
   },
 ];
 
-const schemaOf = (schema: z.ZodType) => z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' });
-
 function operation(op: Operation) {
   const parameters: unknown[] = [];
   for (const name of op.path.match(/(?<=\{)\w+(?=\})/g) ?? []) {
@@ -115,7 +113,7 @@ function operation(op: Operation) {
     parameters.push({ name: 'client-type', in: 'header', required: true, schema: { type: 'string' } });
   }
   if (op.query) {
-    const { properties = {}, required = [] } = schemaOf(op.query) as {
+    const { properties = {}, required = [] } = openApiSchema(op.query) as {
       properties?: Record<string, unknown>;
       required?: string[];
     };
@@ -131,8 +129,8 @@ function operation(op: Operation) {
       requestBody: {
         required: true,
         content: {
-          'application/json': { schema: schemaOf(op.body) },
-          'application/x-www-form-urlencoded': { schema: schemaOf(op.body) },
+          'application/json': { schema: openApiSchema(op.body) },
+          'application/x-www-form-urlencoded': { schema: openApiSchema(op.body) },
         },
       },
     }),
@@ -155,16 +153,7 @@ export function openApiDocument(info: PackageInfo) {
     paths,
     components: {
       schemas: {
-        Error: {
-          type: 'object',
-          required: ['statusCode', 'error', 'message'],
-          properties: {
-            statusCode: { type: 'integer' },
-            error: { type: 'string' },
-            message: { type: 'string' },
-            errors: { type: 'array', items: { type: 'object' } },
-          },
-        },
+        Error: ERROR_BODY_SCHEMA,
       },
     },
   };

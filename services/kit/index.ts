@@ -3,6 +3,7 @@ export { errorHandler, notFoundHandler } from './error-handler.ts';
 export { type HealthBody, type HealthOptions, healthRoutes } from './health.ts';
 export { type ErrorBody, type ErrorDetail, errorBody, HttpError, reasonPhrase } from './http-error.ts';
 export { httpMetrics, metricsRoute } from './metrics.ts';
+export { ERROR_BODY_SCHEMA, openApiSchema } from './openapi.ts';
 export { type PackageInfo, readPackageInfo } from './package-info.ts';
 export { REQUEST_ID_HEADER, requestLogger } from './request-logger.ts';
 export { type RunningServer, type ServeOptions, type ShutdownHook, serve } from './serve.ts';

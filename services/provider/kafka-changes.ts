@@ -1,7 +1,8 @@
 import type { Logger } from 'pino';
 import { lastValueFrom, of, timeout } from 'rxjs';
 import { createKafkaBroker } from '../../engine/broker/kafka/index.ts';
-import type { BrokerProducer, ClientProperties } from '../../engine/broker/types.ts';
+import { lazyProducer } from '../../engine/broker/lazy-producer.ts';
+import type { ClientProperties } from '../../engine/broker/types.ts';
 import { produceRecords } from '../../operators/index.ts';
 import { HttpError } from '../kit/index.ts';
 import type { ChangePublisher, ProviderChange } from './changes.ts';
@@ -26,18 +27,10 @@ export function kafkaChanges({
   ackTimeoutMs,
   logger,
 }: KafkaChangesOptions): ChangePublisher {
-  const producer = createKafkaBroker({ properties, logger, timeoutMs: ackTimeoutMs }).producer();
-  let connected: Promise<BrokerProducer> | undefined;
-  const connect = () => {
-    connected ??= producer.connect().then(
-      () => producer,
-      (error: unknown) => {
-        connected = undefined;
-        throw error;
-      },
-    );
-    return connected;
-  };
+  const producer = lazyProducer(
+    createKafkaBroker({ properties, logger, timeoutMs: ackTimeoutMs }).producer(),
+    logger,
+  );
 
   return {
     async publish({ key, value }: ProviderChange) {
@@ -47,7 +40,7 @@ export function kafkaChanges({
         value: Buffer.from(JSON.stringify(value)),
       };
       try {
-        const ready = await connect();
+        const ready = await producer.get();
         await lastValueFrom(
           of({ items: [record], acks: [] }).pipe(produceRecords(ready), timeout({ first: ackTimeoutMs })),
         );
@@ -57,12 +50,6 @@ export function kafkaChanges({
         });
       }
     },
-    async close() {
-      if (!connected) return;
-      await producer
-        .flush(ackTimeoutMs)
-        .catch((err: unknown) => logger.warn({ err }, 'producer flush failed'));
-      await producer.disconnect();
-    },
+    close: () => producer.release(ackTimeoutMs),
   };
 }

@@ -1,28 +1,8 @@
-import { z } from 'zod';
-import { errorBody } from '../kit/index.ts';
+import { ERROR_BODY_SCHEMA, errorBody, openApiSchema } from '../kit/index.ts';
 import { CONSOLE_VERSION_HEADER } from './console-version.ts';
 import { SCHEMAS } from './provider-schema.ts';
 import { pageQuerySchema, TOTAL_COUNT_HEADER } from './routes.ts';
 import { providerViewSchema } from './stored-provider.ts';
-
-const jsonSchema = (schema: z.ZodType, io: 'input' | 'output' = 'input') => {
-  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' });
-  return rest;
-};
-
-const errorSchema = {
-  type: 'object',
-  required: ['statusCode', 'error', 'message'],
-  properties: {
-    statusCode: { type: 'integer' },
-    error: { type: 'string' },
-    message: { type: 'string' },
-    errors: {
-      type: 'array',
-      items: { type: 'object', properties: { path: { type: 'string' }, message: { type: 'string' } } },
-    },
-  },
-};
 
 const errors = (...statuses: number[]) =>
   Object.fromEntries(
@@ -52,7 +32,7 @@ const versionHeader = {
 
 /** The OpenAPI 3.1 document of the provider API, its schemas generated from the validating zod schemas. */
 export function openApiDocument(info: { name: string; version: string }): Record<string, unknown> {
-  const queryProperties = jsonSchema(pageQuerySchema).properties as Record<string, object>;
+  const queryProperties = openApiSchema(pageQuerySchema).properties as Record<string, object>;
   const common = errors(401, 403, 503);
   return {
     openapi: '3.1.0',
@@ -120,10 +100,10 @@ export function openApiDocument(info: { name: string; version: string }): Record
         bearer: { type: 'http', scheme: 'bearer' },
       },
       schemas: {
-        ProviderCreate: jsonSchema(SCHEMAS.current.create),
-        ProviderPatch: jsonSchema(SCHEMAS.current.patch),
-        Provider: jsonSchema(providerViewSchema, 'output'),
-        Error: errorSchema,
+        ProviderCreate: openApiSchema(SCHEMAS.current.create),
+        ProviderPatch: openApiSchema(SCHEMAS.current.patch),
+        Provider: openApiSchema(providerViewSchema, 'output'),
+        Error: ERROR_BODY_SCHEMA,
       },
     },
   };

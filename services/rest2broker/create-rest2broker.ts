@@ -4,6 +4,7 @@ import { bodyLimit } from 'hono/body-limit';
 import pino, { type Logger } from 'pino';
 import { Registry } from 'prom-client';
 import { createKafkaBroker } from '../../engine/broker/kafka/index.ts';
+import { type LazyProducer, lazyProducer } from '../../engine/broker/lazy-producer.ts';
 import type { BrokerProducer, ClientProperties } from '../../engine/broker/types.ts';
 import {
   createServiceApp,
@@ -142,12 +143,8 @@ function routeValidator(route: Rest2BrokerRoute): BodyValidator | undefined {
   return undefined;
 }
 
-interface ProducerHandle {
-  /** The producer, connected. */
-  get(): Promise<BrokerProducer>;
-  /** Flushes; disconnects it too when the library created it. */
-  release(flushTimeoutMs: number): Promise<void>;
-}
+/** The producer, connected; `release` flushes it, and disconnects it too when the library created it. */
+type ProducerHandle = LazyProducer;
 
 function givenProducer(producer: BrokerProducer): ProducerHandle {
   return {
@@ -166,26 +163,7 @@ function ownedProducer(
     properties: { ...properties, 'bootstrap.servers': brokers },
     logger,
   }).producer();
-  let connected: Promise<BrokerProducer> | undefined;
-  return {
-    get() {
-      connected ??= producer.connect().then(
-        () => producer,
-        (error: unknown) => {
-          connected = undefined;
-          throw error;
-        },
-      );
-      return connected;
-    },
-    async release(flushTimeoutMs) {
-      if (!connected) return;
-      await producer
-        .flush(flushTimeoutMs)
-        .catch((err: unknown) => logger.warn({ err }, 'producer flush failed'));
-      await producer.disconnect();
-    },
-  };
+  return lazyProducer(producer, logger);
 }
 
 /** The directory of the script node was started with, where the service's package.json is found. */

@@ -10,8 +10,8 @@ import { type ProviderConfig, readConfig } from '../../../services/provider/conf
 import { rotateStoredKeys, startProviderService } from '../../../services/provider/start.ts';
 import { type MongoFixture, startMongo } from '../../support/mongo.ts';
 import { test } from '../../support/suite.ts';
+import { startTcpProxy, type TcpProxy } from '../../support/tcp-proxy.ts';
 import { CA_BASE64, CREDENTIALS, provider, SECRET_MARK } from './bodies.ts';
-import { startTcpGate, type TcpGate } from './tcp-gate.ts';
 import { startUserinfoStandIn, type UserinfoStandIn } from './userinfo-stand-in.ts';
 
 const KEY_A = randomBytes(32);
@@ -20,7 +20,7 @@ const MANAGER = { cookie: 'sid=manager-session', 'client-type': 'console' };
 const DEVELOPER = { cookie: 'sid=developer-session' };
 
 let mongo: MongoFixture;
-let gate: TcpGate;
+let gate: TcpProxy;
 let auth: UserinfoStandIn;
 let server: RunningServer;
 let config: ProviderConfig;
@@ -69,7 +69,7 @@ const stored = (tenantId: string, providerId: string) =>
 test.before(async () => {
   mongo = await startMongo();
   const [host, port] = /^mongodb:\/\/([^/:]+):(\d+)/.exec(mongo.url)!.slice(1);
-  gate = await startTcpGate({ host: host!, port: Number(port) });
+  gate = await startTcpProxy(Number(port), host!);
   auth = await startUserinfoStandIn({
     'manager-session': { id: 'ada', groups: ['developers', 'access_token_manager'] },
     'manager-token': { id: 'ada', groups: ['access_token_manager'] },
@@ -94,7 +94,7 @@ test.after(async () => {
   await server?.close();
   await db?.close();
   await auth?.stop();
-  await gate?.stop();
+  await gate?.close();
   await mongo?.stop();
 });
 
