@@ -26,4 +26,6 @@ export interface ServiceEntry {
   configSchema?(): unknown;
 }
 
-export const SERVICES: Readonly<Record<string, () => Promise<ServiceEntry>>> = {};
+export const SERVICES: Readonly<Record<string, () => Promise<ServiceEntry>>> = {
+  sidecar: async () => (await import('./sidecar/index.ts')).service,
+};

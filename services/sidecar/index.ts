@@ -1,0 +1,36 @@
+/** `streamfold service sidecar`: the Rönd-compatible policy authorization sidecar. */
+import { EnvError } from '../kit/index.ts';
+import type { ServiceEntry } from '../registry.ts';
+import { readConfig } from './config.ts';
+import { startSidecar } from './start.ts';
+
+export { createSidecarApp, type SidecarDeps } from './app.ts';
+export { readConfig, type SidecarConfig } from './config.ts';
+export { type Sidecar, type StartOptions, startSidecar } from './start.ts';
+
+export const service: ServiceEntry = {
+  summary: 'policy authorization sidecar (Rönd-compatible): Rego policies, row and response filters',
+  async run(env, io) {
+    let config: ReturnType<typeof readConfig>;
+    try {
+      config = readConfig(env);
+    } catch (err) {
+      if (!(err instanceof EnvError)) throw err;
+      for (const problem of err.problems) io.err(problem);
+      return 1;
+    }
+    let sidecar: Awaited<ReturnType<typeof startSidecar>>;
+    try {
+      sidecar = await startSidecar(config, { handleSignals: false });
+    } catch (err) {
+      io.err(`sidecar: ${(err as Error).message}`);
+      return 1;
+    }
+    await new Promise<void>((resolve) => {
+      process.once('SIGTERM', resolve);
+      process.once('SIGINT', resolve);
+    });
+    await sidecar.close();
+    return 0;
+  },
+};
