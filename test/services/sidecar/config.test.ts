@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { service } from '../../../services/sidecar/index.ts';
 import { test } from '../../support/suite.ts';
-import { FIXTURES, startUpstream, startWith } from './harness.ts';
+import { FIXTURES, jsonOf, startUpstream, startWith } from './harness.ts';
 
 async function runFails(env: Record<string, string>): Promise<string[]> {
   const lines: string[] = [];
@@ -108,7 +108,7 @@ test('TARGET_SERVICE_OAS_PATH: fetched with retries, 503 and not ready until the
   try {
     const early = await fetch(`${sidecar.base}/fetched`, { headers: { miausergroups: 'admin' } });
     if (early.status === 503) {
-      assert.equal((await early.json()).error, 'service not ready to work yet');
+      assert.equal((await jsonOf(early)).error, 'service not ready to work yet');
       assert.equal((await fetch(`${sidecar.base}/-/rbac-ready`)).status, 503);
     }
     await sidecar.sidecar.loaded;
@@ -139,7 +139,7 @@ test('STANDALONE=true: /eval routes answer the decision and the row filter heade
     assert.equal(await allowed.text(), '');
     const denied = await fetch(`${sidecar.base}/eval/admin`, { method: 'POST' });
     assert.equal(denied.status, 403);
-    assert.equal((await denied.json()).error, 'RBAC policy evaluation failed');
+    assert.equal((await jsonOf(denied)).error, 'RBAC policy evaluation failed');
     const rows = await fetch(`${sidecar.base}/eval/rows`, { headers: { miauserid: 'u5' } });
     assert.equal(rows.status, 200);
     assert.deepEqual(JSON.parse(rows.headers.get('acl_rows') ?? ''), {

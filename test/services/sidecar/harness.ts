@@ -131,3 +131,8 @@ export function rawRequest(base: string, path: string, headers: Record<string, s
     req.end();
   });
 }
+
+/** A JSON object answer, for reading its members in assertions. */
+export async function jsonOf(response: Response): Promise<Record<string, unknown>> {
+  return (await response.json()) as Record<string, unknown>;
+}

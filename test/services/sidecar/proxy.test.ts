@@ -5,7 +5,7 @@
 import * as assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
 import { test } from '../../support/suite.ts';
-import { type Running, startUpstream, startWith, type Upstream } from './harness.ts';
+import { jsonOf, type Running, startUpstream, startWith, type Upstream } from './harness.ts';
 
 let upstream: Upstream;
 let sidecar: Running;
@@ -81,7 +81,7 @@ test('a JSON body above MAX_REQUEST_BODY_BYTES answers 413 without calling upstr
       body: JSON.stringify({ amount: 1, pad: 'x'.repeat(100) }),
     });
     assert.equal(response.status, 413);
-    assert.equal((await response.json()).statusCode, 413);
+    assert.equal((await jsonOf(response)).statusCode, 413);
     assert.equal(upstream.received.length, before);
   } finally {
     await small.close();
@@ -95,7 +95,7 @@ test('upstream unreachable: 502 JSON; upstream too slow: 504 JSON', async () => 
   try {
     const response = await fetch(`${orphan.base}/open`);
     assert.equal(response.status, 502);
-    const body = await response.json();
+    const body = await jsonOf(response);
     assert.equal(body.statusCode, 502);
     assert.equal(body.message, 'Bad Gateway');
   } finally {
@@ -103,7 +103,7 @@ test('upstream unreachable: 502 JSON; upstream too slow: 504 JSON', async () => 
   }
   const slow = await fetch(`${sidecar.base}/open`, { headers: { 'x-test-respond': 'hang' } });
   assert.equal(slow.status, 504);
-  assert.equal((await slow.json()).message, 'Gateway Timeout');
+  assert.equal((await jsonOf(slow)).message, 'Gateway Timeout');
 });
 
 test('1,000 concurrent requests, half allowed and half denied, each answered correctly', async () => {
@@ -113,7 +113,7 @@ test('1,000 concurrent requests, half allowed and half denied, each answered cor
       const response = await fetch(`${sidecar.base}/admin?i=${i}`, {
         headers: { miausergroups: admin ? 'admin' : 'guest' },
       });
-      const body = await response.json();
+      const body = await jsonOf(response);
       return { i, admin, status: response.status, body };
     }),
   );
