@@ -12,7 +12,13 @@ import type { SidecarMetrics } from './metrics.ts';
 import type { PolicySet } from './policies.ts';
 import { BodyParseError, BodyTooLargeError, readJsonBody, shouldParseBody } from './request-body.ts';
 import type { RouteMatch } from './router.ts';
-import { type InputUser, inputUser, type UserStore, userFromHeaders } from './user-store.ts';
+import {
+  type InputUser,
+  inputUser,
+  type UserStore,
+  userFromHeaders,
+  withResourcePermissionsMap,
+} from './user-store.ts';
 
 /** Rönd's default row-filter header. */
 export const ROW_FILTER_HEADER = 'acl_rows';
@@ -51,6 +57,8 @@ export async function evaluateRequest(
       header(config.USER_PROPERTIES_HEADER_KEY),
     );
     user = deps.users ? await deps.users.complete(fromHeaders) : inputUser(fromHeaders);
+    if (match.config.options.enableResourcePermissionsMapOptimization)
+      user = withResourcePermissionsMap(user);
   } catch (err) {
     log.error({ err: { message: (err as Error).message } }, 'failed to get input user');
     return rondError(500, 'failed to get input user', GENERIC_MESSAGE);

@@ -19,7 +19,11 @@ export interface RondConfig {
     readonly preventBodyLoad: boolean;
   };
   readonly responseFlow: { readonly policyName: string };
-  readonly options: { readonly ignoreTrailingSlash: boolean };
+  readonly options: {
+    readonly ignoreTrailingSlash: boolean;
+    /** Adds `input.user.resourcePermissionsMap` (`permission:resourceType:resourceId` → true). */
+    readonly enableResourcePermissionsMapOptimization: boolean;
+  };
 }
 
 /** One protected operation: OAS path template (`{id}` or `:id`, trailing `*`), method or `all`. */
@@ -45,8 +49,11 @@ const xRond = z.object({
     }),
   responseFlow: z.object({ policyName: z.string().default('') }).default({ policyName: '' }),
   options: z
-    .object({ ignoreTrailingSlash: z.boolean().default(false) })
-    .default({ ignoreTrailingSlash: false }),
+    .object({
+      ignoreTrailingSlash: z.boolean().default(false),
+      enableResourcePermissionsMapOptimization: z.boolean().default(false),
+    })
+    .default({ ignoreTrailingSlash: false, enableResourcePermissionsMapOptimization: false }),
 });
 
 const xPermission = z.object({
@@ -59,7 +66,12 @@ const xPermission = z.object({
         .optional(),
     })
     .optional(),
-  options: z.object({ ignoreTrailingSlash: z.boolean().default(false) }).optional(),
+  options: z
+    .object({
+      ignoreTrailingSlash: z.boolean().default(false),
+      enableResourcePermissionsMapOptimization: z.boolean().default(false),
+    })
+    .optional(),
 });
 
 /** Rönd adapts `x-permission` to `x-rond`; an operation carrying both keeps its `x-rond`. */
@@ -72,7 +84,10 @@ function fromXPermission(v1: z.output<typeof xPermission>): RondConfig {
       preventBodyLoad: false,
     },
     responseFlow: { policyName: v1.responseFilter?.policy ?? '' },
-    options: { ignoreTrailingSlash: v1.options?.ignoreTrailingSlash ?? false },
+    options: {
+      ignoreTrailingSlash: v1.options?.ignoreTrailingSlash ?? false,
+      enableResourcePermissionsMapOptimization: v1.options?.enableResourcePermissionsMapOptimization ?? false,
+    },
   };
 }
 
@@ -181,7 +196,10 @@ export async function loadManualRoutes(file: string): Promise<PermissionRoute[]>
         preventBodyLoad: false,
       },
       responseFlow: { policyName: r.responseFilter ?? '' },
-      options: { ignoreTrailingSlash: r.ignoreTrailingSlash },
+      options: {
+        ignoreTrailingSlash: r.ignoreTrailingSlash,
+        enableResourcePermissionsMapOptimization: false,
+      },
     },
   }));
 }

@@ -25,6 +25,7 @@ export interface InputUser {
   properties?: Record<string, unknown>;
   bindings?: Binding[];
   roles?: Role[];
+  resourcePermissionsMap?: Record<string, boolean>;
 }
 
 /** The gateway's user, before bindings and roles are added. */
@@ -95,4 +96,24 @@ export function inputUser(user: HeaderUser): InputUser {
   if (Object.keys(user.properties).length > 0) result.properties = user.properties;
   if (user.groups.length > 0) result.groups = [...user.groups];
   return result;
+}
+
+/**
+ * Rönd's `resourcePermissionsMap`: `permission:resourceType:resourceId` → true for each binding
+ * on a resource, through its roles' permissions and its own.
+ */
+export function withResourcePermissionsMap(user: InputUser): InputUser {
+  const rolePermissions = new Map((user.roles ?? []).map((r) => [r.roleId, r.permissions ?? []]));
+  const map: Record<string, boolean> = {};
+  for (const binding of user.bindings ?? []) {
+    const resource = binding.resource;
+    if (!resource) continue;
+    const permissions = [
+      ...(binding.roles ?? []).flatMap((role) => rolePermissions.get(role) ?? []),
+      ...(binding.permissions ?? []),
+    ];
+    for (const permission of permissions)
+      map[`${permission}:${resource.resourceType ?? ''}:${resource.resourceId ?? ''}`] = true;
+  }
+  return Object.keys(map).length > 0 ? { ...user, resourcePermissionsMap: map } : user;
 }

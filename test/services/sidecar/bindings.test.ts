@@ -23,6 +23,20 @@ test.before(async () => {
     { bindingId: 'b3', subjects: ['carol'], roles: ['reader'], __STATE__: 'DRAFT' },
     { bindingId: 'b4', subjects: ['dave'], roles: ['writer'], __STATE__: 'PUBLIC' },
     { bindingId: 'b5', subjects: ['erin'], roles: ['hidden-reader'], __STATE__: 'PUBLIC' },
+    {
+      bindingId: 'b6',
+      subjects: ['frank'],
+      roles: ['reader'],
+      resource: { resourceType: 'project', resourceId: 'p1' },
+      __STATE__: 'PUBLIC',
+    },
+    {
+      bindingId: 'b7',
+      subjects: ['gina'],
+      permissions: ['orders.read'],
+      resource: { resourceType: 'project', resourceId: 'p2' },
+      __STATE__: 'PUBLIC',
+    },
   ]);
   await db.collection('roles').insertMany([
     { roleId: 'reader', name: 'Reader', permissions: ['orders.read'], __STATE__: 'PUBLIC' },
@@ -66,6 +80,16 @@ test('only PUBLIC bindings and roles count; a role without the permission denies
 // Rönd inputuser.Get: no user id, no lookup (the group binding is not read either).
 test('without a user id no bindings are read', async () => {
   assert.equal(await status({ miausergroups: 'sales' }), 403);
+});
+
+// Rönd input_test "buildOptimizedResourcePermissionsMap": role and binding permissions per resource.
+test('enableResourcePermissionsMapOptimization: permission:type:id keys from roles and bindings', async () => {
+  const project = async (id: string, user: string) =>
+    (await fetch(`${sidecar.base}/projects/${id}`, { headers: { miauserid: user } })).status;
+  assert.equal(await project('p1', 'frank'), 200);
+  assert.equal(await project('p2', 'frank'), 403);
+  assert.equal(await project('p2', 'gina'), 200);
+  assert.equal(await project('p1', 'alice'), 403);
 });
 
 test('ready while MongoDB answers', async () => {
