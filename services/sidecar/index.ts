@@ -1,7 +1,9 @@
 /** `streamfold service sidecar`: the Rönd-compatible policy authorization sidecar. */
+import { z } from 'zod';
 import { EnvError } from '../kit/index.ts';
 import type { ServiceEntry } from '../registry.ts';
 import { readConfig } from './config.ts';
+import { manualRoutesSchema } from './permissions.ts';
 import { startSidecar } from './start.ts';
 
 export { createSidecarApp, type SidecarDeps } from './app.ts';
@@ -10,6 +12,7 @@ export { type Sidecar, type StartOptions, startSidecar } from './start.ts';
 
 export const service: ServiceEntry = {
   summary: 'policy authorization sidecar (Rönd-compatible): Rego policies, row and response filters',
+  configSchema: () => z.toJSONSchema(manualRoutesSchema, { io: 'input' }),
   async run(env, io) {
     let config: ReturnType<typeof readConfig>;
     try {

@@ -1,4 +1,4 @@
-/** Rönd's status routes: `/-/rbac-healthz`, `/-/rbac-ready`, `/-/rbac-check-up`, and metrics. */
+/** Rönd's status routes (any method, as its router registers them), and metrics. */
 import { Hono } from 'hono';
 import type { Registry } from 'prom-client';
 
@@ -9,23 +9,14 @@ export interface StatusOptions {
   readonly registry: Registry;
 }
 
-/** Paths the sidecar answers itself instead of protecting and forwarding them. */
-export const STATUS_PATHS = [
-  '/-/rbac-healthz',
-  '/-/rbac-ready',
-  '/-/rbac-check-up',
-  '/-/rbac-metrics',
-  '/-/rond/metrics',
-];
-
 export function statusRoutes({ name, version, ready, registry }: StatusOptions): Hono {
   const body = (status: 'OK' | 'KO') => ({ status, name, version });
   const metrics = async () =>
     new Response(await registry.metrics(), { headers: { 'content-type': registry.contentType } });
   return new Hono()
-    .get('/-/rbac-healthz', (c) => c.json(body('OK')))
-    .get('/-/rbac-check-up', (c) => c.json(body('OK')))
-    .get('/-/rbac-ready', async (c) => {
+    .all('/-/rbac-healthz', (c) => c.json(body('OK')))
+    .all('/-/rbac-check-up', (c) => c.json(body('OK')))
+    .all('/-/rbac-ready', async (c) => {
       const ok = await ready().catch(() => false);
       return ok ? c.json(body('OK')) : c.json(body('KO'), 503);
     })

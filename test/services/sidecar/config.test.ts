@@ -42,6 +42,12 @@ test('missing or bad variables: exit code 1 and a line naming each', async () =>
   );
 });
 
+test('the manual routes file is published as JSON Schema', () => {
+  const schema = service.configSchema?.() as { type: string; items: { required: string[] } };
+  assert.equal(schema.type, 'array');
+  assert.deepEqual([...schema.items.required].sort(), ['allow', 'method', 'path']);
+});
+
 test('unreadable policies or permissions: exit code 1 with the reason', async () => {
   const empty = mkdtempSync(join(tmpdir(), 'sidecar-empty-'));
   const base = {

@@ -223,6 +223,8 @@ test('status routes answer themselves with Rönd body', async () => {
     assert.equal(body.name, 'rönd');
     assert.ok(body.version);
   }
+  // any method, as Rönd's router registers them; never forwarded
+  assert.equal((await call('/-/rbac-healthz', { method: 'POST' })).status, 200);
   const metrics = await call('/-/rbac-metrics');
   assert.match(metrics.text, /rond_policy_decisions_total\{policy="allow_all",result="allowed"\}/);
   assert.match(metrics.text, /rond_policy_evaluation_duration_seconds_bucket/);
