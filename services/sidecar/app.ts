@@ -119,7 +119,8 @@ async function forward(
   if (responsePolicy && allowed && response.status >= 200 && response.status < 300)
     return filterResponse(response, responsePolicy, allowed.parts, deps, log);
   const noBody = incoming.method === 'HEAD' || response.status === 204 || response.status === 304;
-  if (noBody) response.body.destroy();
+  // Drained, not destroyed: a destroyed undici body emits an error nobody listens to.
+  if (noBody) await response.body.dump();
   return new Response(
     noBody ? null : (Readable.toWeb(response.body as unknown as Readable) as ReadableStream),
     {

@@ -36,7 +36,7 @@ export interface UpstreamRequest {
 export interface UpstreamResponse {
   readonly status: number;
   readonly headers: IncomingHttpHeaders;
-  readonly body: AsyncIterable<Uint8Array> & { text(): Promise<string>; destroy(): void };
+  readonly body: AsyncIterable<Uint8Array> & { text(): Promise<string>; dump(): Promise<void> };
 }
 
 export class UpstreamError extends Error {

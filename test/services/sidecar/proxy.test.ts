@@ -49,6 +49,21 @@ test('a 256 MB download is streamed: all bytes arrive, memory stays far below th
   assert.ok(growth < 128 * MB, `RSS grew by ${Math.round(growth / MB)} MB`);
 });
 
+test('a client that goes away mid-download does not hurt the sidecar', async () => {
+  const abort = new AbortController();
+  const response = await fetch(`${sidecar.base}/big`, {
+    headers: { 'x-test-respond': `big:${256 * MB}` },
+    signal: abort.signal,
+  });
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+  await reader.read();
+  abort.abort();
+  await reader.read().catch(() => undefined);
+  const after = await fetch(`${sidecar.base}/open`);
+  assert.equal(after.status, 200);
+  await after.text();
+});
+
 test('a 256 MB upload is streamed to the upstream (not read for the policy: not JSON)', async () => {
   const size = 256 * MB;
   const chunk = Buffer.alloc(MB, 'y');

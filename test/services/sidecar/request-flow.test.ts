@@ -188,6 +188,19 @@ test('escaped slash in a parameter matches one segment and is forwarded as recei
   assert.equal(lastReceived()?.url, '/orders/a%2Fb');
 });
 
+test('a second policy file in Rego v1 syntax, with get_header, next to the v0 one', async () => {
+  assert.equal((await call('/v1', { headers: { 'x-version': '1' } })).status, 200);
+  assert.equal((await call('/v1', { headers: { 'x-version': '2' } })).status, 403);
+});
+
+test('HEAD goes through the policy of `all` and is answered without a body', async () => {
+  const head = await call('/admin', { method: 'HEAD', headers: { miausergroups: 'admin' } });
+  assert.equal(head.status, 200);
+  assert.equal(head.text, '');
+  assert.equal(lastReceived()?.method, 'HEAD');
+  assert.equal((await call('/admin', { method: 'HEAD' })).status, 403);
+});
+
 // Rönd's x-permission (v1) adaptation: allow + rowFilter.headerKey.
 test('legacy x-permission: allow policy applies', async () => {
   assert.equal((await call('/legacy')).text, DENIED);
