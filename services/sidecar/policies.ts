@@ -20,10 +20,13 @@ const POLICIES_PACKAGE = /^\s*package\s+policies\s*$/m;
 export interface PolicySet {
   readonly files: readonly string[];
   /** `{allowed, value}`: `value` is what a response filter returns (the rule's first value). */
-  decide(policyName: string, input: unknown): Decision;
+  decide(policyName: string, input: unknown, print?: PrintHook): Decision;
   /** The MongoDB query under which the rows pass, or `undefined` when no row can. */
-  rowFilter(policyName: string, input: unknown): Record<string, unknown> | undefined;
+  rowFilter(policyName: string, input: unknown, print?: PrintHook): Record<string, unknown> | undefined;
 }
+
+/** Receives the lines of the policy's `print(...)` calls. */
+export type PrintHook = (line: string) => void;
 
 export type Decision = { readonly allowed: false } | { readonly allowed: true; readonly value: unknown };
 
@@ -48,13 +51,13 @@ export async function loadPolicies(dir: string): Promise<PolicySet> {
 function policySet(policy: Policy, files: readonly string[]): PolicySet {
   return {
     files,
-    decide(policyName, input) {
-      const [solution] = policy.eval(`result := ${ruleRef(policyName)}`, { input });
+    decide(policyName, input, print) {
+      const [solution] = policy.eval(`result := ${ruleRef(policyName)}`, { input, print });
       const result = solution?.get('result');
       return result === undefined ? NOT_ALLOWED : decision(result);
     },
-    rowFilter(policyName, input) {
-      const residual = policy.partial(ruleRef(policyName), { input });
+    rowFilter(policyName, input, print) {
+      const residual = policy.partial(ruleRef(policyName), { input, print });
       return residual.queries.length === 0 ? undefined : toMongoQuery(residual);
     },
   };

@@ -42,7 +42,8 @@ export async function filterResponse(
     log.info({ policy, result, ms: Math.round(seconds * 10_000) / 10, flow: 'response' }, 'policy decision');
   };
   try {
-    const decision = deps.policies.decide(policy, buildInput(parts, body));
+    const print = (line: string) => log.debug({ policy, print: line }, 'policy print');
+    const decision = deps.policies.decide(policy, buildInput(parts, body), print);
     if (!decision.allowed) {
       done('denied');
       return rondError(403, 'policy not allowed', NO_PERMISSIONS_MESSAGE);

@@ -8,6 +8,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pino from 'pino';
 import { service } from '../../../services/sidecar/index.ts';
 import { test } from '../../support/suite.ts';
 import { FIXTURES, jsonOf, startUpstream, startWith } from './harness.ts';
@@ -132,6 +133,39 @@ test('TARGET_SERVICE_OAS_PATH: fetched with retries, 503 and not ready until the
     await sidecar.close();
     server.closeAllConnections();
     await new Promise((r) => server.close(r));
+  }
+});
+
+test('logs: one line per decision, print() lines at debug, no header values', async () => {
+  const lines: Record<string, unknown>[] = [];
+  const logger = pino(
+    { level: 'debug' },
+    { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) },
+  );
+  const upstream = await startUpstream();
+  const sidecar = await startWith({ TARGET_SERVICE_HOST: upstream.host }, logger);
+  try {
+    const secret = 'Bearer very-secret-token';
+    await fetch(`${sidecar.base}/printing`, {
+      headers: { miauserid: 'u42', authorization: secret, cookie: 'sid=s' },
+    });
+    await fetch(`${sidecar.base}/closed`, { headers: { authorization: secret } });
+    const decisions = lines.filter((l) => l.msg === 'policy decision');
+    assert.deepEqual(
+      decisions.map((d) => [d.route, d.method, d.policy, d.result, typeof d.ms]),
+      [
+        ['/printing', 'GET', 'allow_printing', 'allowed', 'number'],
+        ['/closed', 'GET', 'deny_all', 'denied', 'number'],
+      ],
+    );
+    const printed = lines.find((l) => l.msg === 'policy print');
+    assert.equal(printed?.print, 'checking u42');
+    const all = JSON.stringify(lines);
+    assert.ok(!all.includes('very-secret-token'));
+    assert.ok(!all.includes('sid=s'));
+  } finally {
+    await sidecar.close();
+    await upstream.close();
   }
 });
 

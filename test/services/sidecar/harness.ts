@@ -6,7 +6,7 @@
 import { createServer, type IncomingHttpHeaders, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import pino from 'pino';
+import pino, { type Logger } from 'pino';
 import { readConfig, type Sidecar, startSidecar } from '../../../services/sidecar/index.ts';
 
 export const FIXTURES = fileURLToPath(new URL('./fixtures/', import.meta.url));
@@ -101,7 +101,10 @@ export interface Running {
 }
 
 /** The sidecar with the fixtures' policies and permissions, `env` overriding. */
-export async function startWith(env: Record<string, string | undefined>): Promise<Running> {
+export async function startWith(
+  env: Record<string, string | undefined>,
+  logger: Logger = pino({ level: 'silent' }),
+): Promise<Running> {
   const config = readConfig({
     HTTP_PORT: '0',
     OPA_MODULES_DIRECTORY: `${FIXTURES}policies`,
@@ -109,10 +112,7 @@ export async function startWith(env: Record<string, string | undefined>): Promis
     DELAY_SHUTDOWN_SECONDS: '0',
     ...env,
   });
-  const sidecar = await startSidecar(
-    { ...config },
-    { logger: pino({ level: 'silent' }), handleSignals: false },
-  );
+  const sidecar = await startSidecar({ ...config }, { logger, handleSignals: false });
   return { base: `http://127.0.0.1:${sidecar.port}`, sidecar, close: () => sidecar.close() };
 }
 
