@@ -29,11 +29,19 @@ export const service: ServiceEntry = {
       io.err(`sidecar: ${(err as Error).message}`);
       return 1;
     }
-    await new Promise<void>((resolve) => {
-      process.once('SIGTERM', resolve);
-      process.once('SIGINT', resolve);
+    // Until a signal, or until a permissions document fetched from the target service proves
+    // unusable (Rönd stops then too).
+    let onSignal = () => {};
+    const stopped = await new Promise<string | undefined>((resolve) => {
+      onSignal = () => resolve(undefined);
+      process.once('SIGTERM', onSignal);
+      process.once('SIGINT', onSignal);
+      sidecar.loaded.catch((err: Error) => resolve(err.message));
     });
+    process.off('SIGTERM', onSignal);
+    process.off('SIGINT', onSignal);
+    if (stopped !== undefined) io.err(`sidecar: ${stopped}`);
     await sidecar.close();
-    return 0;
+    return stopped === undefined ? 0 : 1;
   },
 };

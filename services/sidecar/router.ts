@@ -4,7 +4,7 @@
  * the methods a path does not declare itself, matching on the escaped path, and a trailing slash
  * that matters unless the operation sets `options.ignoreTrailingSlash`.
  */
-import type { PermissionRoute, RondConfig } from './permissions.ts';
+import { type PermissionRoute, PermissionsError, type RondConfig } from './permissions.ts';
 
 /** The methods `all` stands for, as in Rönd. */
 const ALL_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'];
@@ -38,6 +38,7 @@ export class RouteTable {
   private readonly root = newNode();
 
   constructor(routes: readonly PermissionRoute[]) {
+    checkTrailingSlashTwins(routes);
     const explicit = new Set(routes.map((r) => `${r.path} ${r.method.toUpperCase()}`));
     for (const route of routes) {
       const method = route.method.toUpperCase();
@@ -115,4 +116,29 @@ function variants(route: PermissionRoute): string[] {
   const { path } = route;
   if (!route.config.options.ignoreTrailingSlash || path.endsWith('*') || path === '/') return [path];
   return [path, path.endsWith('/') ? path.slice(0, -1) : `${path}/`];
+}
+
+/**
+ * As Rönd's start-up check: `/x` and `/x/` declaring the same method while either ignores the
+ * trailing slash would be two answers for one request.
+ */
+function checkTrailingSlashTwins(routes: readonly PermissionRoute[]): void {
+  const ignoring = new Map<string, Map<string, boolean>>();
+  for (const route of routes) {
+    const methods = route.method === 'all' ? ALL_METHODS : [route.method.toUpperCase()];
+    const byMethod = ignoring.get(route.path) ?? new Map<string, boolean>();
+    for (const m of methods)
+      byMethod.set(m, (byMethod.get(m) ?? false) || route.config.options.ignoreTrailingSlash);
+    ignoring.set(route.path, byMethod);
+  }
+  for (const [path, byMethod] of ignoring) {
+    if (path.endsWith('/')) continue;
+    const twin = ignoring.get(`${path}/`);
+    if (!twin) continue;
+    for (const [method, ignores] of byMethod)
+      if (twin.has(method) && (ignores || twin.get(method)))
+        throw new PermissionsError(
+          `duplicate paths: "${path}" and "${path}/" with ignoreTrailingSlash flag active`,
+        );
+  }
 }

@@ -29,7 +29,10 @@ export interface StartOptions {
 }
 
 export interface Sidecar extends RunningServer {
-  /** Resolves once the permissions are loaded (at once unless fetched from the target service). */
+  /**
+   * Resolves once the permissions are loaded (at once unless fetched from the target service);
+   * rejects when the fetched document is unusable.
+   */
   readonly loaded: Promise<void>;
 }
 
@@ -52,27 +55,21 @@ export async function startSidecar(config: SidecarConfig, options: StartOptions 
       ? new Upstream(config.TARGET_SERVICE_HOST, config.UPSTREAM_TIMEOUT_MS)
       : undefined;
 
-  let routes: RouteTable | undefined;
+  // Routes from files are checked before listening; a document fetched from the target service
+  // arrives later (Rönd retries every second), and until then requests answer 503.
   const stopFetching = new AbortController();
-  const fetchDocument =
-    !config.API_PERMISSIONS_FILE_PATH && config.TARGET_SERVICE_OAS_PATH && config.TARGET_SERVICE_HOST;
-  const loaded = fetchDocument
-    ? fetchPermissions(
-        config.TARGET_SERVICE_HOST as string,
-        config.TARGET_SERVICE_OAS_PATH as string,
-        logger,
-        stopFetching.signal,
-      ).then((fetched) => {
-        routes = new RouteTable([...fetched, ...fileRoutes]);
-        logger.info({ routes: fetched.length }, 'permissions fetched from the target service');
-      })
-    : Promise.resolve().then(() => {
-        routes = new RouteTable(fileRoutes);
-      });
+  const oasPath = config.API_PERMISSIONS_FILE_PATH ? undefined : config.TARGET_SERVICE_OAS_PATH;
+  let routes = oasPath ? undefined : new RouteTable(fileRoutes);
+  const loaded =
+    oasPath && config.TARGET_SERVICE_HOST
+      ? fetchPermissions(config.TARGET_SERVICE_HOST, oasPath, logger, stopFetching.signal).then((fetched) => {
+          routes = new RouteTable([...fetched, ...fileRoutes]);
+          logger.info({ routes: fetched.length }, 'permissions fetched from the target service');
+        })
+      : Promise.resolve();
   loaded.catch((err: unknown) => {
     if (!stopFetching.signal.aborted) logger.error({ err }, 'permissions could not be loaded');
   });
-  await (fetchDocument ? undefined : loaded);
 
   const registry = new Registry();
   const version =

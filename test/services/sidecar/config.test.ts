@@ -75,6 +75,46 @@ test('unreadable policies or permissions: exit code 1 with the reason', async ()
   );
 });
 
+// Rönd openapi_utils_test "invalid configuration" (duplicate paths with ignoreTrailingSlash).
+test('"/x" and "/x/" with the same method and ignoreTrailingSlash: start-up error', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sidecar-twins-'));
+  const rond = (ignoreTrailingSlash: boolean) => ({
+    'x-rond': { requestFlow: { policyName: 'allow_all' }, options: { ignoreTrailingSlash } },
+  });
+  writeFileSync(
+    join(dir, 'oas.json'),
+    JSON.stringify({ paths: { '/x/': { all: rond(false) }, '/x': { get: rond(true) } } }),
+  );
+  const lines = await runFails({
+    STANDALONE: 'true',
+    HTTP_PORT: '0',
+    OPA_MODULES_DIRECTORY: `${FIXTURES}policies`,
+    API_PERMISSIONS_FILE_PATH: join(dir, 'oas.json'),
+  });
+  assert.match(lines.join('\n'), /duplicate paths: "\/x" and "\/x\/" with ignoreTrailingSlash flag active/);
+});
+
+test('a fetched permissions document that is unusable stops the service (exit code 1)', async () => {
+  const server = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' }).end('{"openapi":"3.0.0"}');
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  try {
+    const lines = await runFails({
+      HTTP_PORT: '0',
+      LOG_LEVEL: 'silent',
+      DELAY_SHUTDOWN_SECONDS: '0',
+      TARGET_SERVICE_HOST: `127.0.0.1:${(server.address() as AddressInfo).port}`,
+      TARGET_SERVICE_OAS_PATH: '/documentation/json',
+      OPA_MODULES_DIRECTORY: `${FIXTURES}policies`,
+    });
+    assert.match(lines.join('\n'), /no "paths" object/);
+  } finally {
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+  }
+});
+
 test('permissions in YAML', async () => {
   const upstream = await startUpstream();
   const sidecar = await startWith({
