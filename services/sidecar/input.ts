@@ -24,11 +24,15 @@ export function canonicalHeaderKey(name: string): string {
   return name.toLowerCase().replace(/(^|-)([a-z])/g, (_, dash: string, c: string) => dash + c.toUpperCase());
 }
 
-/** Node's raw header list (`[name, value, name, value, …]`) → canonical name → values. */
+/**
+ * Node's raw header list (`[name, value, name, value, …]`) → canonical name → values, without
+ * `Host`, which Go's server moves out of the header map.
+ */
 export function headersFromRaw(raw: readonly string[]): Record<string, string[]> {
   const headers: Record<string, string[]> = {};
   for (let i = 0; i < raw.length; i += 2) {
     const key = canonicalHeaderKey(raw[i] as string);
+    if (key === 'Host') continue;
     const values = headers[key] ?? [];
     values.push(raw[i + 1] as string);
     headers[key] = values;
