@@ -5,7 +5,7 @@
  * a bare Hono + undici pass-through proxy (the floor of any proxy in Node); the sidecar with an
  * allow-by-group policy; with a row filter; with a response filter over 100 records. Then the
  * sidecar's added p99 at half of its maximum rate (open loop), against the upstream at that rate.
- * Each server runs in a child process of its own; the load comes from this process (loopback).
+ * `--rate=N` runs the latency comparison at N requests/s instead. Each server runs in a child process of its own; the load comes from this process (loopback).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:http';
@@ -24,6 +24,8 @@ const { values } = parseArgs({
     target: { type: 'string' },
     seconds: { type: 'string', default: '5' },
     connections: { type: 'string', default: '64' },
+    /** Rate of the latency run instead of half the sidecar's maximum. */
+    rate: { type: 'string' },
   },
 });
 const here = fileURLToPath(new URL('./sidecar/', import.meta.url));
@@ -185,7 +187,7 @@ async function main(): Promise<void> {
     const allow = await run('sidecar, allow by group', sidecar.host, '/hello');
     await run('sidecar, row filter', sidecar.host, '/rows');
     await run('sidecar, response filter (100 records)', sidecar.host, '/items');
-    const half = allow.rps / 2;
+    const half = values.rate ? Number(values.rate) : allow.rps / 2;
     const sidecarAtHalf = await fixedRate(sidecar.host, '/hello', seconds, half);
     const directAtHalf = await fixedRate(upstream.host, '/hello', seconds, half);
 
@@ -196,7 +198,7 @@ async function main(): Promise<void> {
     for (const [name, m] of rows)
       console.log(`| ${name} | ${Math.round(m.rps)} | ${f(m.p50)} | ${f(m.p99)} | ${m.errors} |`);
     console.log(
-      `\nAt ${Math.round(half)} requests/s (half the sidecar's maximum): sidecar p99 ${f(sidecarAtHalf.p99)} ms, upstream direct p99 ${f(directAtHalf.p99)} ms, added p99 ${f(sidecarAtHalf.p99 - directAtHalf.p99)} ms (target ≤ 1 ms)`,
+      `\nAt ${Math.round(half)} requests/s${values.rate ? '' : " (half the sidecar's maximum)"}: sidecar p99 ${f(sidecarAtHalf.p99)} ms, upstream direct p99 ${f(directAtHalf.p99)} ms, added p99 ${f(sidecarAtHalf.p99 - directAtHalf.p99)} ms (target ≤ 1 ms)`,
     );
     console.log(
       `Sidecar (allow) / bare proxy requests/s: ${(allow.rps / floor.rps).toFixed(2)} (target ≥ 0.7)`,
