@@ -97,4 +97,29 @@ test('ready while MongoDB answers', async () => {
   assert.equal(ready.status, 200);
 });
 
+// Rönd handler_test "fails when bindings cannot be retrieved": 500; readiness follows MongoDB.
+test('MongoDB unreachable: 500 failed to get input user, and not ready', async () => {
+  const dead = await startWith({
+    TARGET_SERVICE_HOST: upstream.host,
+    MONGODB_URL: 'mongodb://127.0.0.1:1/rbac?serverSelectionTimeoutMS=200&connectTimeoutMS=200',
+    ROLES_COLLECTION_NAME: 'roles',
+    BINDINGS_COLLECTION_NAME: 'bindings',
+  });
+  try {
+    const before = upstream.received.length;
+    const response = await fetch(`${dead.base}/bound`, { headers: { miauserid: 'alice' } });
+    assert.equal(response.status, 500);
+    assert.equal(
+      await response.text(),
+      '{"error":"failed to get input user","message":"Internal server error, please try again later","statusCode":500}',
+    );
+    assert.equal(upstream.received.length, before);
+    assert.equal((await fetch(`${dead.base}/-/rbac-ready`)).status, 503);
+    // a request without a user id needs no lookup
+    assert.equal((await fetch(`${dead.base}/open`)).status, 200);
+  } finally {
+    await dead.close();
+  }
+});
+
 test.run();
