@@ -92,6 +92,13 @@ test('user groups from miausergroups (comma-separated)', async () => {
   assert.equal((await call('/admin', { method: 'DELETE' })).text, DENIED);
 });
 
+// Rönd opaevaluator_test (processResults): exactly `true`, or a non-empty collection, allows.
+test('allow reading: a non-empty set allows; an empty set or a non-boolean value denies', async () => {
+  assert.equal((await call('/non-empty-set')).status, 200);
+  assert.equal((await call('/empty-set')).text, DENIED);
+  assert.equal((await call('/not-boolean')).text, DENIED);
+});
+
 // Rönd get_header_test: case-insensitive lookup, "" when absent.
 test('get_header builtin: any case, absent header denied', async () => {
   assert.equal((await call('/keys', { headers: { 'X-API-KEY': 'k' } })).status, 200);
