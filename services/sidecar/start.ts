@@ -37,7 +37,7 @@ export interface Sidecar extends RunningServer {
 }
 
 export async function startSidecar(config: SidecarConfig, options: StartOptions = {}): Promise<Sidecar> {
-  const logger = options.logger ?? pino({ level: config.LOG_LEVEL === 'trace' ? 'trace' : config.LOG_LEVEL });
+  const logger = options.logger ?? pino({ level: config.LOG_LEVEL });
   const policies = await loadPolicies(config.OPA_MODULES_DIRECTORY);
   const fileRoutes: PermissionRoute[] = [];
   if (config.API_PERMISSIONS_FILE_PATH)
