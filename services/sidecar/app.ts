@@ -8,7 +8,7 @@ import { Hono } from 'hono';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { SidecarConfig } from './config.ts';
-import { NO_ROUTE_MESSAGE, rondError } from './errors.ts';
+import { GENERIC_MESSAGE, NO_ROUTE_MESSAGE, rondError } from './errors.ts';
 import { type Allowed, evaluateRequest } from './evaluate.ts';
 import type { SidecarMetrics } from './metrics.ts';
 import type { PolicySet } from './policies.ts';
@@ -43,7 +43,7 @@ export function createSidecarApp(deps: SidecarDeps): Hono<Env> {
   app.all('*', (c) => handle(deps, c.env.incoming, logger));
   app.onError((err) => {
     logger.error({ err }, 'unexpected error');
-    return rondError(500, 'unexpected error', 'Internal server error, please try again later');
+    return rondError(500, 'unexpected error', GENERIC_MESSAGE);
   });
   return app;
 }
