@@ -1,0 +1,135 @@
+/**
+ * The sidecar's HTTP app: status routes, then every other request matched against the
+ * permissions, evaluated, and forwarded (or, standalone, answered with the decision).
+ */
+import { Readable } from 'node:stream';
+import type { HttpBindings } from '@hono/node-server';
+import { Hono } from 'hono';
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import type { SidecarConfig } from './config.ts';
+import { GENERIC_MESSAGE, NO_ROUTE_MESSAGE, rondError } from './errors.ts';
+import { type Allowed, evaluateRequest } from './evaluate.ts';
+import type { SidecarMetrics } from './metrics.ts';
+import type { PolicySet } from './policies.ts';
+import { responseHeaders, type Upstream, UpstreamError } from './proxy.ts';
+import { hasBody } from './request-body.ts';
+import { filterResponse } from './response-filter.ts';
+import type { RouteTable } from './router.ts';
+import { statusRoutes } from './status-routes.ts';
+import type { UserStore } from './user-store.ts';
+
+export interface SidecarDeps {
+  readonly config: SidecarConfig;
+  readonly policies: PolicySet;
+  /** Undefined until the permissions are loaded (fetched from the target service): 503 meanwhile. */
+  readonly routes: () => RouteTable | undefined;
+  readonly upstream: Upstream | undefined;
+  readonly users: UserStore | undefined;
+  readonly metrics: SidecarMetrics;
+  readonly registry: Registry;
+  readonly logger: Logger;
+  readonly name: string;
+  readonly version: string;
+  readonly ready: () => Promise<boolean>;
+}
+
+type Env = { Bindings: HttpBindings };
+
+export function createSidecarApp(deps: SidecarDeps): Hono<Env> {
+  const { logger } = deps;
+  const app = new Hono<Env>();
+  app.route('/', statusRoutes(deps));
+  app.all('*', (c) => handle(deps, c.env.incoming, logger));
+  app.onError((err) => {
+    logger.error({ err }, 'unexpected error');
+    return rondError(500, 'unexpected error', GENERIC_MESSAGE);
+  });
+  return app;
+}
+
+async function handle(deps: SidecarDeps, incoming: HttpBindings['incoming'], log: Logger): Promise<Response> {
+  const { config } = deps;
+  const rawUrl = incoming.url ?? '/';
+  const url = new URL(rawUrl, 'http://sidecar');
+  const method = (incoming.method ?? 'GET').toUpperCase();
+  let escapedPath = rawUrl.split('?')[0] as string;
+
+  if (config.STANDALONE) {
+    if (!escapedPath.startsWith(`${config.PATH_PREFIX_STANDALONE}/`)) return notFound();
+    escapedPath = escapedPath.replace(config.PATH_PREFIX_STANDALONE, '');
+  }
+
+  const routes = deps.routes();
+  if (!routes)
+    return rondError(
+      503,
+      'service not ready to work yet',
+      'the service is not ready to work yet, try again in a few moments',
+    );
+  const match = routes.find(method, escapedPath);
+  const isDocumentation =
+    !config.STANDALONE && method === 'GET' && url.pathname === config.TARGET_SERVICE_OAS_PATH;
+  if (isDocumentation && !match?.config.requestFlow.policyName)
+    return forward(deps, incoming, undefined, undefined, log);
+  if (!match || match.config.requestFlow.policyName === '') {
+    log.info({ method, path: url.pathname, result: 'no route' }, 'policy decision');
+    return rondError(403, '', NO_ROUTE_MESSAGE);
+  }
+
+  const evaluation = await evaluateRequest(deps, match, incoming, url, log);
+  if (evaluation instanceof Response) return evaluation;
+  if (config.STANDALONE) return new Response(null, { status: 200, headers: evaluation.setHeaders });
+  return forward(deps, incoming, evaluation, match.config.responseFlow.policyName, log);
+}
+
+async function forward(
+  deps: SidecarDeps,
+  incoming: HttpBindings['incoming'],
+  allowed: Allowed | undefined,
+  responsePolicy: string | undefined,
+  log: Logger,
+): Promise<Response> {
+  const upstream = deps.upstream as Upstream;
+  const started = performance.now();
+  let response: Awaited<ReturnType<Upstream['send']>>;
+  try {
+    response = await upstream.send({
+      method: incoming.method ?? 'GET',
+      pathAndQuery: incoming.url ?? '/',
+      rawHeaders: incoming.rawHeaders,
+      setHeaders: allowed?.setHeaders ?? {},
+      body: allowed?.bufferedBody ?? (hasBody(incoming) ? incoming : null),
+      remoteAddress: incoming.socket.remoteAddress,
+      host: incoming.headers.host,
+    });
+  } catch (err) {
+    if (!(err instanceof UpstreamError)) throw err;
+    log.error({ err: { message: err.message } }, 'upstream failed');
+    deps.metrics.upstreamDuration.observe(
+      { status: String(err.status) },
+      (performance.now() - started) / 1000,
+    );
+    return rondError(err.status, err.message, err.status === 504 ? 'Gateway Timeout' : 'Bad Gateway');
+  }
+  deps.metrics.upstreamDuration.observe(
+    { status: String(response.status) },
+    (performance.now() - started) / 1000,
+  );
+  if (responsePolicy && allowed && response.status >= 200 && response.status < 300)
+    return filterResponse(response, responsePolicy, allowed.parts, deps, log);
+  const noBody = incoming.method === 'HEAD' || response.status === 204 || response.status === 304;
+  // Drained, not destroyed: a destroyed undici body emits an error nobody listens to.
+  if (noBody) await response.body.dump();
+  return new Response(
+    noBody ? null : (Readable.toWeb(response.body as unknown as Readable) as ReadableStream),
+    {
+      status: response.status,
+      headers: responseHeaders(response.headers),
+    },
+  );
+}
+
+function notFound(): Response {
+  return rondError(404, 'not found', "The request doesn't match any known API");
+}

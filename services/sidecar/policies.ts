@@ -1,0 +1,77 @@
+/**
+ * The policies of `OPA_MODULES_DIRECTORY` (package `policies`) and the three ways Rönd asks them:
+ * allow (`data.policies.<name>` is true), row filter (partial evaluation with `data.resources`
+ * unknown, turned into a MongoDB query) and response filter (the first value of the rule).
+ */
+import { readdir, readFile } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { compile, type Policy, toJSON, toMongoQuery, type Value } from './rego/index.ts';
+
+/**
+ * Rönd's `get_header(name, headers)` builtin: the first value of a header, matched without regard
+ * to case, or "". Written in Rego, in a form both v0 and v1 parse, and appended to each module of
+ * package `policies` (after the user's lines, so their positions in errors hold): the engine
+ * resolves a rule called without its package only within the module that defines it.
+ */
+const GET_HEADER =
+  '\nget_header(name, headers) := object.get({lower(k): v | v := headers[k]}, lower(name), [""])[0]\n';
+const POLICIES_PACKAGE = /^\s*package\s+policies\s*$/m;
+
+export interface PolicySet {
+  readonly files: readonly string[];
+  /** `{allowed, value}`: `value` is what a response filter returns (the rule's first value). */
+  decide(policyName: string, input: unknown, print?: PrintHook): Decision;
+  /** The MongoDB query under which the rows pass, or `undefined` when no row can. */
+  rowFilter(policyName: string, input: unknown, print?: PrintHook): Record<string, unknown> | undefined;
+}
+
+/** Receives the lines of the policy's `print(...)` calls. */
+export type PrintHook = (line: string) => void;
+
+export type Decision = { readonly allowed: false } | { readonly allowed: true; readonly value: unknown };
+
+const NOT_ALLOWED: Decision = { allowed: false };
+
+/** Every `.rego` file under `dir` (sorted, recursive), compiled together. */
+export async function loadPolicies(dir: string): Promise<PolicySet> {
+  const files = (await readdir(dir, { recursive: true })).filter((f) => f.endsWith('.rego')).sort();
+  if (files.length === 0) throw new Error(`OPA_MODULES_DIRECTORY: no .rego file in ${dir}`);
+  const modules: Record<string, string> = {};
+  for (const file of files) {
+    const source = await readFile(join(dir, file), 'utf8');
+    modules[file] = POLICIES_PACKAGE.test(source) ? source + GET_HEADER : source;
+  }
+  const policy = compile(modules);
+  return policySet(
+    policy,
+    files.map((f) => relative('.', join(dir, f))),
+  );
+}
+
+function policySet(policy: Policy, files: readonly string[]): PolicySet {
+  return {
+    files,
+    decide(policyName, input, print) {
+      const [solution] = policy.eval(`result := ${ruleRef(policyName)}`, { input, print });
+      const result = solution?.get('result');
+      return result === undefined ? NOT_ALLOWED : decision(result);
+    },
+    rowFilter(policyName, input, print) {
+      const residual = policy.partial(ruleRef(policyName), { input, print });
+      return residual.queries.length === 0 ? undefined : toMongoQuery(residual);
+    },
+  };
+}
+
+/** As Rönd: dots in a policy name become underscores. */
+function ruleRef(policyName: string): string {
+  return `data.policies.${policyName.replaceAll('.', '_')}`;
+}
+
+/** OPA's `Allowed()` (exactly `true`), else Rönd's response-filter reading: a non-empty collection's first value. */
+function decision(result: Value): Decision {
+  const json = toJSON(result);
+  if (json === true) return { allowed: true, value: true };
+  if (Array.isArray(json) && json.length > 0) return { allowed: true, value: json[0] };
+  return NOT_ALLOWED;
+}

@@ -1,0 +1,121 @@
+/**
+ * Forwarding to the protected service with a pooled undici client: method, path, query, headers
+ * and body unchanged except hop-by-hop headers (plus X-Forwarded-*, as Go's reverse proxy adds),
+ * bodies streamed both ways.
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Readable } from 'node:stream';
+import { errors, Pool } from 'undici';
+
+/** RFC 9110 §7.6.1 and the ones Go's reverse proxy drops too. */
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'host',
+]);
+
+export interface UpstreamRequest {
+  readonly method: string;
+  /** Escaped path and query, as received. */
+  readonly pathAndQuery: string;
+  readonly rawHeaders: readonly string[];
+  /** Extra or replaced headers (lower-case names), e.g. the row filter. */
+  readonly setHeaders: Record<string, string>;
+  readonly body: Buffer | Readable | null;
+  readonly remoteAddress: string | undefined;
+  readonly host: string | undefined;
+}
+
+export interface UpstreamResponse {
+  readonly status: number;
+  readonly headers: IncomingHttpHeaders;
+  readonly body: AsyncIterable<Uint8Array> & { text(): Promise<string>; dump(): Promise<void> };
+}
+
+export class UpstreamError extends Error {
+  override readonly name = 'UpstreamError';
+  constructor(
+    readonly status: 502 | 504,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export class Upstream {
+  private readonly pool: Pool;
+
+  constructor(host: string, timeoutMs: number) {
+    this.pool = new Pool(`http://${host}`, {
+      connections: 128,
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+      keepAliveTimeout: 4_000,
+    });
+  }
+
+  async send(req: UpstreamRequest): Promise<UpstreamResponse> {
+    try {
+      const response = await this.pool.request({
+        method: req.method as 'GET',
+        path: req.pathAndQuery,
+        headers: forwardHeaders(req),
+        body: req.body,
+      });
+      return { status: response.statusCode, headers: response.headers, body: response.body };
+    } catch (err) {
+      if (err instanceof errors.HeadersTimeoutError || err instanceof errors.BodyTimeoutError)
+        throw new UpstreamError(504, 'the protected service did not answer in time');
+      throw new UpstreamError(502, `the protected service cannot be reached: ${(err as Error).message}`);
+    }
+  }
+
+  close(): Promise<void> {
+    return this.pool.close();
+  }
+}
+
+function forwardHeaders(req: UpstreamRequest): string[] {
+  const out: string[] = [];
+  const raw = req.rawHeaders;
+  // `Connection: x, y` names more hop-by-hop headers for this message.
+  const named = new Set<string>();
+  for (let i = 0; i < raw.length; i += 2)
+    if ((raw[i] as string).toLowerCase() === 'connection')
+      for (const token of (raw[i + 1] as string).split(',')) named.add(token.trim().toLowerCase());
+  let forwardedFor: string | undefined;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = (raw[i] as string).toLowerCase();
+    if (HOP_BY_HOP.has(name) || named.has(name) || name in req.setHeaders) continue;
+    if (name === 'x-forwarded-for') {
+      forwardedFor = forwardedFor ? `${forwardedFor}, ${raw[i + 1]}` : (raw[i + 1] as string);
+      continue;
+    }
+    if (name === 'x-forwarded-host' || name === 'x-forwarded-proto') continue;
+    out.push(raw[i] as string, raw[i + 1] as string);
+  }
+  if (req.remoteAddress)
+    out.push('x-forwarded-for', forwardedFor ? `${forwardedFor}, ${req.remoteAddress}` : req.remoteAddress);
+  if (req.host) out.push('x-forwarded-host', req.host);
+  out.push('x-forwarded-proto', 'http');
+  for (const [name, value] of Object.entries(req.setHeaders)) out.push(name, value);
+  return out;
+}
+
+/** The upstream's headers for our answer: hop-by-hop ones dropped, repeated ones kept. */
+export function responseHeaders(headers: IncomingHttpHeaders, drop: readonly string[] = []): Headers {
+  const out = new Headers();
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined || HOP_BY_HOP.has(name) || drop.includes(name)) continue;
+    if (Array.isArray(value)) for (const v of value) out.append(name, v);
+    else out.set(name, value);
+  }
+  return out;
+}
