@@ -4,10 +4,13 @@ import type { Hono } from 'hono';
 import { Redis } from 'ioredis';
 import pino from 'pino';
 import { Registry } from 'prom-client';
+import type { Test } from 'uvu';
 import { createAuthApp } from '../../../services/auth/app.ts';
 import { type AuthConfig, parseAuthConfig } from '../../../services/auth/config.ts';
 import { createRedis } from '../../../services/auth/redis.ts';
 import { type FakeAuth0, startFakeAuth0 } from '../../support/fake-auth0.ts';
+import { type RedisFixture, startRedis } from '../../support/redis.ts';
+import { suite } from '../../support/suite.ts';
 
 export const NAMESPACE = 'https://streamfold.test/app_metadata';
 
@@ -187,4 +190,21 @@ export interface JsonBody {
 
 export async function jsonOf(response: Response): Promise<JsonBody> {
   return (await response.json()) as JsonBody;
+}
+
+/**
+ * A suite whose tests get a fresh Redis and a harness on it (`context.h`), started before and
+ * stopped after the suite.
+ */
+export function harnessSuite(name: string): Test<{ redisServer: RedisFixture; h: Harness }> {
+  const test = suite<{ redisServer: RedisFixture; h: Harness }>(name);
+  test.before(async (context) => {
+    context.redisServer = await startRedis();
+    context.h = await startHarness({ redisPort: context.redisServer.port });
+  });
+  test.after(async ({ h, redisServer }) => {
+    await h?.close();
+    await redisServer?.stop();
+  });
+  return test;
 }

@@ -1,19 +1,8 @@
 import * as assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { type RedisFixture, startRedis } from '../../support/redis.ts';
-import { suite } from '../../support/suite.ts';
-import { call, codeLogin, type Harness, jsonOf, sidOf, startHarness } from './harness.ts';
+import { call, codeLogin, harnessSuite, jsonOf, sidOf } from './harness.ts';
 
-const test = suite<{ redisServer: RedisFixture; h: Harness }>('auth login');
-
-test.before(async (context) => {
-  context.redisServer = await startRedis();
-  context.h = await startHarness({ redisPort: context.redisServer.port });
-});
-test.after(async ({ h, redisServer }) => {
-  await h?.close();
-  await redisServer?.stop();
-});
+const test = harnessSuite('auth login');
 
 const stateKey = (state: string) =>
   `auth0-client:state:${createHash('sha256').update(state).digest('base64url')}`;

@@ -1,19 +1,8 @@
 import * as assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { type RedisFixture, startRedis } from '../../support/redis.ts';
-import { suite } from '../../support/suite.ts';
-import { call, type Harness, jsonOf, sidOf, startHarness } from './harness.ts';
+import { call, type Harness, harnessSuite, jsonOf, sidOf } from './harness.ts';
 
-const test = suite<{ redisServer: RedisFixture; h: Harness }>('auth sessions');
-
-test.before(async (context) => {
-  context.redisServer = await startRedis();
-  context.h = await startHarness({ redisPort: context.redisServer.port });
-});
-test.after(async ({ h, redisServer }) => {
-  await h?.close();
-  await redisServer?.stop();
-});
+const test = harnessSuite('auth sessions');
 
 const ada = { grant_type: 'password', username: 'ada', password: 'lovelace' };
 

@@ -1,18 +1,7 @@
 import * as assert from 'node:assert/strict';
-import { type RedisFixture, startRedis } from '../../support/redis.ts';
-import { suite } from '../../support/suite.ts';
-import { call, type Harness, jsonOf, startHarness } from './harness.ts';
+import { call, harnessSuite, jsonOf } from './harness.ts';
 
-const test = suite<{ redisServer: RedisFixture; h: Harness }>('auth status and documentation');
-
-test.before(async (context) => {
-  context.redisServer = await startRedis();
-  context.h = await startHarness({ redisPort: context.redisServer.port });
-});
-test.after(async ({ h, redisServer }) => {
-  await h?.close();
-  await redisServer?.stop();
-});
+const test = harnessSuite('auth status and documentation');
 
 test('status routes: healthz, ready and check-up name the service', async ({ h }) => {
   for (const path of ['/-/healthz', '/-/ready', '/-/check-up']) {

@@ -1,18 +1,7 @@
 import * as assert from 'node:assert/strict';
-import { type RedisFixture, startRedis } from '../../support/redis.ts';
-import { suite } from '../../support/suite.ts';
-import { call, type Harness, jsonOf, startHarness } from './harness.ts';
+import { call, type Harness, harnessSuite, jsonOf } from './harness.ts';
 
-const test = suite<{ redisServer: RedisFixture; h: Harness }>('auth user management');
-
-test.before(async (context) => {
-  context.redisServer = await startRedis();
-  context.h = await startHarness({ redisPort: context.redisServer.port });
-});
-test.after(async ({ h, redisServer }) => {
-  await h?.close();
-  await redisServer?.stop();
-});
+const test = harnessSuite('auth user management');
 
 type ListedUser = { user_id: string; email: string };
 
