@@ -9,12 +9,12 @@ import { compile, type Policy, toJSON, toMongoQuery, type Value } from './rego/i
 
 /**
  * Rönd's `get_header(name, headers)` builtin: the first value of a header, matched without regard
- * to case, or "". Written in Rego, in a form both v0 and v1 parse, and appended to each module of
- * package `policies` (after the user's lines, so their positions in errors hold): the engine
- * resolves a rule called without its package only within the module that defines it.
+ * to case, or "". Written in Rego (in a form both v0 and v1 parse), as one more module of package
+ * `policies`, when the user's policies have that package.
  */
-const GET_HEADER =
-  '\nget_header(name, headers) := object.get({lower(k): v | v := headers[k]}, lower(name), [""])[0]\n';
+const GET_HEADER_MODULE =
+  'package policies\n\nget_header(name, headers) := object.get({lower(k): v | v := headers[k]}, lower(name), [""])[0]\n';
+const GET_HEADER_FILE = '<rond builtins>/get_header.rego';
 const POLICIES_PACKAGE = /^\s*package\s+policies\s*$/m;
 
 export interface PolicySet {
@@ -37,9 +37,9 @@ export async function loadPolicies(dir: string): Promise<PolicySet> {
   const files = (await readdir(dir, { recursive: true })).filter((f) => f.endsWith('.rego')).sort();
   if (files.length === 0) throw new Error(`OPA_MODULES_DIRECTORY: no .rego file in ${dir}`);
   const modules: Record<string, string> = {};
-  for (const file of files) {
-    const source = await readFile(join(dir, file), 'utf8');
-    modules[file] = POLICIES_PACKAGE.test(source) ? source + GET_HEADER : source;
+  for (const file of files) modules[file] = await readFile(join(dir, file), 'utf8');
+  if (Object.values(modules).some((source) => POLICIES_PACKAGE.test(source))) {
+    modules[GET_HEADER_FILE] = GET_HEADER_MODULE;
   }
   const policy = compile(modules);
   return policySet(

@@ -41,9 +41,18 @@ export function compileModules(modules: Module[], builtinArity: ArityOf): Compil
     }
   }
   const arityOf: ArityOf = (name) => functions.get(name) ?? builtinArity(name);
+  // A rule name used without its package resolves within the whole package, whichever module of
+  // the package defines it (as in OPA).
+  const namesOfPackage = new Map<string, Set<string>>();
+  for (const mod of modules) {
+    const key = mod.package.join('.');
+    const names = namesOfPackage.get(key) ?? new Set<string>();
+    for (const rule of mod.rules) names.add(rule.head.path[0]!);
+    namesOfPackage.set(key, names);
+  }
   for (const mod of modules) {
     nodeAt(root, mod.package);
-    const names = new Set(mod.rules.map((r) => r.head.path[0]!));
+    const names = namesOfPackage.get(mod.package.join('.'))!;
     const resolver = new Resolver(mod.package, names, importAliases(mod), arityOf);
     for (const rule of mod.rules) addRule(root, mod.package, resolver.rule(rule));
   }

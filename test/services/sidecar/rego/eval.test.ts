@@ -12,6 +12,17 @@ test('undefined is not false: a failing body leaves the rule undefined, default 
   assert.deepEqual(solutions({ t: 'package test\np := false' }, 'data.test.p'), []);
 });
 
+test('a rule of the package is called without its package from another module of it', () => {
+  const modules = {
+    'a.rego': 'package test\nimport rego.v1\np if twice(2) == 4\nq := r',
+    'b.rego': 'package test\nimport rego.v1\ntwice(n) := n * 2\nr := "from b"',
+  };
+  assert.deepEqual(solutions(modules, 'x := data.test.p'), [{ x: true }]);
+  assert.deepEqual(solutions(modules, 'x := data.test.q'), [{ x: 'from b' }]);
+  const other = { 'c.rego': 'package other\nimport rego.v1\nr := 1', 'd.rego': 'package test\nq := r' };
+  assert.equal(errorOf(() => solutions(other, 'x := data.test.q')).code, 'rego_unsafe_var_error');
+});
+
 test('complete rules: one value from many bodies; different values conflict', () => {
   assert.equal(xOf('package test\np := 1 if { true }\np := 1 if { true }'), 1);
   const err = errorOf(() => xOf('package test\np := 1 if { true }\np := 2 if { true }'));
