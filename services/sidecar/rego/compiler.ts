@@ -9,6 +9,7 @@ import { type Location, RegoError } from './errors.ts';
 import { checkRecursion } from './recursion.ts';
 import { type ArityOf, orderBody } from './safety.ts';
 import { declaredIn, renameBody, renameTerm } from './scope.ts';
+import { buildRuleIndex, type RuleIndex } from './rule-index.ts';
 import { refPath } from './terms.ts';
 
 export interface RuleSet {
@@ -17,6 +18,8 @@ export interface RuleSet {
   rules: Rule[];
   defaultRule?: Rule;
   arity?: number;
+  /** Set for rule sets whose rules are guarded on an input path (see rule-index.ts). */
+  index?: RuleIndex;
 }
 
 export interface RuleNode {
@@ -48,7 +51,14 @@ export function compileModules(modules: Module[], builtinArity: ArityOf): Compil
     for (const rule of mod.rules) addRule(root, mod.package, resolver.rule(rule));
   }
   checkRecursion(root);
+  indexRules(root);
   return { root, arityOf };
+}
+
+function indexRules(node: RuleNode): void {
+  const rs = node.ruleSet;
+  if (rs && rs.kind !== 'function' && rs.kind !== 'general') rs.index = buildRuleIndex(rs.rules);
+  for (const child of node.children.values()) indexRules(child);
 }
 
 function importAliases(mod: Module): Map<string, Term> {

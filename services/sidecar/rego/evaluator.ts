@@ -18,6 +18,7 @@ import {
   setPath,
 } from './documents.ts';
 import { BuiltinError, type Location, RegoError } from './errors.ts';
+import { candidateRules } from './rule-index.ts';
 import { constantValue, hasUnbound, isRoot, refPath } from './terms.ts';
 import { equal, formatValue, keyOf, RegoObject, RegoSet, type Value } from './values.ts';
 
@@ -425,7 +426,7 @@ export class Evaluator {
         return this.evalGeneral(rs);
       case 'set': {
         const out = new RegoSet();
-        for (const rule of rs.rules) {
+        for (const rule of this.candidates(rs)) {
           const env: Env = new Map();
           this.body(rule.body, 0, env, () =>
             this.term(rule.head.key!, env, (v) => {
@@ -438,7 +439,7 @@ export class Evaluator {
       }
       case 'object': {
         const out = new RegoObject();
-        for (const rule of rs.rules) {
+        for (const rule of this.candidates(rs)) {
           const env: Env = new Map();
           this.body(rule.body, 0, env, () =>
             this.term(rule.head.key!, env, (key) =>
@@ -456,7 +457,7 @@ export class Evaluator {
       }
       default: {
         const values = new Map<string, Value>();
-        for (const rule of rs.rules) {
+        for (const rule of this.candidates(rs)) {
           this.ruleChain(rule, new Map(), (v) => {
             values.set(keyOf(v), v);
             if (values.size > 1)
@@ -476,6 +477,11 @@ export class Evaluator {
         return undefined;
       }
     }
+  }
+
+  /** The rules that can hold: all, or those the rule index keeps (unless `with` replaced `==`). */
+  private candidates(rs: RuleSet): Rule[] {
+    return rs.index && this.ctx.functions.size === 0 ? candidateRules(rs.index, this.ctx.input) : rs.rules;
   }
 
   /** A general ref-head rule set: an object nesting each solution's ref values down to its leaf. */
