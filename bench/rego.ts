@@ -209,11 +209,23 @@ const table: string[][] = [
     num(r.policy.p50 / r.hand.p50, 1),
     r.target ? `${r.target.label}: ${r.target.ok ? 'met' : 'MISSED'}` : '-',
   ]),
-  ['200-rule allow (eval)', num(bigAllow.perSecond), num(bigAllow.p50, 2), num(bigAllow.p99, 2), '-', '-', '-', '-'],
+  [
+    '200-rule allow (eval)',
+    num(bigAllow.perSecond),
+    num(bigAllow.p50, 2),
+    num(bigAllow.p99, 2),
+    '-',
+    '-',
+    '-',
+    '-',
+  ],
 ];
 const widths = table[0]!.map((_, i) => Math.max(...table.map((r) => r[i]!.length)));
-const line = (r: string[]) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
-console.log([line(table[0]!), line(widths.map((w) => '-'.repeat(w))), ...table.slice(1).map(line)].join('\n'));
+const line = (r: string[]) =>
+  r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+console.log(
+  [line(table[0]!), line(widths.map((w) => '-'.repeat(w))), ...table.slice(1).map(line)].join('\n'),
+);
 const compileOk = compileMs < 50;
 console.log(
   `\ncompile of a 200-rule policy: ${num(compileMs, 1)} ms median of ${compileTimes.length} ` +

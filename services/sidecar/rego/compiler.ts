@@ -7,9 +7,9 @@ import type { Body, Expr, Module, Rule, RuleKind, Term } from './ast.ts';
 import { PRINT } from './builtins/index.ts';
 import { type Location, RegoError } from './errors.ts';
 import { checkRecursion } from './recursion.ts';
+import { buildRuleIndex, type RuleIndex } from './rule-index.ts';
 import { type ArityOf, orderBody } from './safety.ts';
 import { declaredIn, renameBody, renameTerm } from './scope.ts';
-import { buildRuleIndex, type RuleIndex } from './rule-index.ts';
 import { refPath } from './terms.ts';
 
 export interface RuleSet {

@@ -7,6 +7,7 @@ import type { Body, Expr, Rule, Term } from './ast.ts';
 import { BUILTINS, PRINT } from './builtins/index.ts';
 import type { Builtin, BuiltinContext } from './builtins/types.ts';
 import type { CompiledPlan, RuleNode, RuleSet } from './compiler.ts';
+import { type DirectHost, type DirectResult, directOf, FALLBACK } from './direct.ts';
 import {
   baseAt,
   conflict,
@@ -45,7 +46,7 @@ export interface EvalOptions {
   print?: (line: string) => void;
 }
 
-export class Evaluator {
+export class Evaluator implements DirectHost {
   private ctx: Context;
   private readonly strict: boolean;
   private readonly print: (line: string) => void;
@@ -220,8 +221,11 @@ export class Evaluator {
   // ---- terms
 
   term(t: Term, env: Env, k: ValueCont): boolean {
-    const constant = constantValue(t);
-    if (constant !== undefined) return k(constant);
+    const direct = directOf(t);
+    if (direct) {
+      const v = direct(this, env);
+      if (v !== FALLBACK) return v === undefined ? false : k(v);
+    }
     switch (t.type) {
       case 'scalar':
         return k(t.value);
@@ -341,7 +345,7 @@ export class Evaluator {
     env: Env,
     k: ValueCont,
   ): boolean {
-    const override = this.ctx.overrides.get(at.join('\u0000'));
+    const override = this.overrideAt(at);
     if (override !== undefined && at.length > 0) return this.walk(override, path, i, env, k);
     if (node?.ruleSet) {
       const value = node.children.size > 0 ? this.nodeValue(node, at) : this.ruleSetValue(node.ruleSet);
@@ -386,7 +390,7 @@ export class Evaluator {
     if (own) for (const [key, value] of own.pairs()) mergeInto(out, key, value, rs);
     for (const [name, child] of node.children) {
       const childAt = [...at, name];
-      const override = this.ctx.overrides.get(childAt.join('\u0000'));
+      const override = this.overrideAt(childAt);
       let value: Value | undefined;
       if (override !== undefined) value = override;
       else if (child.ruleSet && child.children.size === 0)
@@ -395,6 +399,11 @@ export class Evaluator {
       if (value !== undefined) mergeInto(out, name, value, child.ruleSet ?? rs);
     }
     return this.withOverridesBelow(out, at);
+  }
+
+  /** The `with data.…` value replacing the document at a path (most evaluations have none). */
+  private overrideAt(at: string[]): Value | undefined {
+    return this.ctx.overrides.size === 0 ? undefined : this.ctx.overrides.get(at.join('\u0000'));
   }
 
   private withOverridesBelow(base: Value, at: string[]): Value {
@@ -554,6 +563,21 @@ export class Evaluator {
     });
     this.print(parts.join(' '));
     return k(true);
+  }
+
+  currentInput(): Value | undefined {
+    return this.ctx.input;
+  }
+
+  callBuiltin(name: string, builtin: Builtin, args: Value[], loc: Location): DirectResult {
+    if (this.ctx.functions.size > 0) return FALLBACK;
+    try {
+      return builtin.fn(args, name, this.builtinContext);
+    } catch (err) {
+      if (!(err instanceof BuiltinError)) throw err;
+      if (!this.strict) return undefined;
+      throw new RegoError(err.code, err.detail, loc);
+    }
   }
 
   private callValues(name: string, values: Value[], loc: Location, k: ValueCont): boolean {

@@ -61,19 +61,25 @@ export function toMongoQuery(residual: Residual): MongoFilter {
   return bodiesToMongo(residual.queries);
 }
 
+interface ResolvedQuery {
+  body: Body;
+  /** The variables each solution reports. */
+  vars: string[];
+}
+
 export class Policy {
-  private readonly queries = new Map<string, Body>();
+  private readonly queries = new Map<string, ResolvedQuery>();
   constructor(private readonly plan: CompiledPlan) {}
 
   /** All solutions of `query`; an empty list means the query is undefined. */
   eval(query: string, options: EvalInput = {}): Bindings[] {
-    const body = this.resolve(query);
-    return this.evaluator(options).query(body, queryVars(body));
+    const { body, vars } = this.resolve(query);
+    return this.evaluator(options).query(body, vars);
   }
 
   /** Partial evaluation of `query` with `unknowns` left open (see partial.ts). */
   partial(query: string, options: PartialInput = {}): Residual {
-    const body = this.resolve(query);
+    const { body } = this.resolve(query);
     const evaluator = this.evaluator(options);
     const unknowns = (options.unknowns ?? ['data.resources']).map((u) => {
       const [root, ...path] = u.split('.');
@@ -85,14 +91,15 @@ export class Policy {
   }
 
   /** Queries are parsed and checked once per policy: the sidecar asks the same few repeatedly. */
-  private resolve(query: string): Body {
-    let body = this.queries.get(query);
-    if (!body) {
-      body = new Resolver([], new Set(), new Map(), this.plan.arityOf).query(parseQuery(query));
+  private resolve(query: string): ResolvedQuery {
+    let resolved = this.queries.get(query);
+    if (!resolved) {
+      const body = new Resolver([], new Set(), new Map(), this.plan.arityOf).query(parseQuery(query));
+      resolved = { body, vars: queryVars(body) };
       if (this.queries.size >= MAX_CACHED_QUERIES) this.queries.clear();
-      this.queries.set(query, body);
+      this.queries.set(query, resolved);
     }
-    return body;
+    return resolved;
   }
 
   private evaluator(options: EvalInput): Evaluator {

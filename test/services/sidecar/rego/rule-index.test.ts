@@ -4,8 +4,8 @@
  * conflicts, `with` on the input and a replaced `equal`.
  */
 import * as assert from 'node:assert/strict';
-import { compileModules } from '../../../../services/sidecar/rego/compiler.ts';
 import { builtinArity } from '../../../../services/sidecar/rego/builtins/index.ts';
+import { compileModules } from '../../../../services/sidecar/rego/compiler.ts';
 import { parseModule } from '../../../../services/sidecar/rego/parser.ts';
 import { test } from '../../../support/suite.ts';
 import { errorOf, xOf } from './helpers.ts';
@@ -29,9 +29,16 @@ test('the rule set is indexed on the input path that tells most rules apart', ()
   // Unguarded rules stay in every candidate list, in source order.
   assert.deepEqual(
     [...allow.index!.byValue.values()].map((rules) => rules.map((r) => allow.rules.indexOf(r))),
-    [[0, 2], [1, 2], [2, 3]],
+    [
+      [0, 2],
+      [1, 2],
+      [2, 3],
+    ],
   );
-  assert.deepEqual(allow.index?.unguarded.map((r) => allow.rules.indexOf(r)), [2]);
+  assert.deepEqual(
+    allow.index?.unguarded.map((r) => allow.rules.indexOf(r)),
+    [2],
+  );
 });
 
 test('indexed rules decide as if every rule ran', () => {
@@ -56,7 +63,9 @@ test('with on the input and a replaced equal see every rule', () => {
   // `equal` replaced by a function that always holds: every guarded rule can hold.
   const anyEqual = `${ROUTES}\nyes(_, _) := true\n`;
   assert.equal(
-    xOf(anyEqual, 'x := data.test.allow with equal as data.test.yes', { input: { path: '/q', method: 'GET' } }),
+    xOf(anyEqual, 'x := data.test.allow with equal as data.test.yes', {
+      input: { path: '/q', method: 'GET' },
+    }),
     true,
   );
 });
