@@ -15,8 +15,8 @@ export interface CliCommand {
   /** The full `streamfold <name> --help` text. */
   usage: string;
   options: OptionsConfig;
-  /** How many positionals the command takes (exactly). */
-  positionals: number;
+  /** How many positionals the command takes: exactly a number, or at least `min` (subcommands). */
+  positionals: number | { min: number };
   run(args: ParsedCommandArgs, io: CliIo): Promise<number>;
 }
 

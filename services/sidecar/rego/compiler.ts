@@ -44,9 +44,17 @@ export function compileModules(modules: Module[], builtinArity: ArityOf): Compil
     }
   }
   const arityOf: ArityOf = (name) => functions.get(name) ?? builtinArity(name);
+  // A package's rules are known by name in every module of that package, as in OPA.
+  const packageNames = new Map<string, Set<string>>();
+  for (const mod of modules) {
+    const key = mod.package.join('.');
+    const names = packageNames.get(key) ?? new Set<string>();
+    for (const rule of mod.rules) names.add(rule.head.path[0]!);
+    packageNames.set(key, names);
+  }
   for (const mod of modules) {
     nodeAt(root, mod.package);
-    const names = new Set(mod.rules.map((r) => r.head.path[0]!));
+    const names = packageNames.get(mod.package.join('.'))!;
     const resolver = new Resolver(mod.package, names, importAliases(mod), arityOf);
     for (const rule of mod.rules) addRule(root, mod.package, resolver.rule(rule));
   }
