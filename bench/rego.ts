@@ -8,7 +8,7 @@
  * hand-written function's (the limit of the decision itself). Plus the time to compile a
  * 200-rule policy. Targets (issue 15): allow within 10x the hand-written function, row filter
  * partial evaluation + Mongo translation under 50 µs median, 200-rule compile under 50 ms.
- * Exits 1 when a target is missed. Profile it with `node --cpu-prof --import tsx bench/rego.ts`.
+ * Targets are verdicts in the output, as in `npm run bench`. Profile it with `node --cpu-prof --import tsx bench/rego.ts`.
  */
 import { parseArgs } from 'node:util';
 import { compile, toJSON, toMongoQuery } from '../services/sidecar/rego/index.ts';
@@ -231,4 +231,3 @@ console.log(
   `\ncompile of a 200-rule policy: ${num(compileMs, 1)} ms median of ${compileTimes.length} ` +
     `(target < 50 ms: ${compileOk ? 'met' : 'MISSED'})`,
 );
-if (!compileOk || rows.some((r) => r.target && !r.target.ok)) process.exitCode = 1;
