@@ -29,24 +29,52 @@ export class RegoSet {
 }
 
 export class RegoObject {
-  readonly entries = new Map<string, [Value, Value]>();
+  private map: Map<string, [Value, Value]> | undefined = new Map();
+  /**
+   * A JSON object not converted yet (see `fromJSON`): a policy reads a few fields of a large
+   * input, so fields are converted when read, and the whole object only when iterated or changed.
+   */
+  private json: Record<string, unknown> | undefined;
+  /** Fields of `json` already converted by `get`. */
+  private converted: Map<string, Value> | undefined;
+
   constructor(pairs: Iterable<[Value, Value]> = []) {
     for (const [k, v] of pairs) this.set(k, v);
+  }
+
+  /** An object over a JSON object whose fields are converted on first read. */
+  static lazy(json: Record<string, unknown>): RegoObject {
+    const o = new RegoObject();
+    o.map = undefined;
+    o.json = json;
+    return o;
+  }
+
+  get entries(): Map<string, [Value, Value]> {
+    return this.map ?? this.materialize();
   }
   set(k: Value, v: Value): void {
     this.entries.set(mapKey(k), [k, v]);
   }
   get(k: Value): Value | undefined {
-    return this.entries.get(mapKey(k))?.[1];
+    if (this.map) return this.map.get(mapKey(k))?.[1];
+    if (typeof k !== 'string' || !Object.hasOwn(this.json!, k)) return undefined;
+    this.converted ??= new Map();
+    let v = this.converted.get(k);
+    if (v === undefined) {
+      v = fromJSON(this.json![k]);
+      this.converted.set(k, v);
+    }
+    return v;
   }
   has(k: Value): boolean {
-    return this.entries.has(mapKey(k));
+    return this.get(k) !== undefined;
   }
   delete(k: Value): void {
     this.entries.delete(mapKey(k));
   }
   get size(): number {
-    return this.entries.size;
+    return this.map ? this.map.size : Object.keys(this.json!).length;
   }
   keys(): Value[] {
     return [...this.entries.values()].map((e) => e[0]);
@@ -56,6 +84,17 @@ export class RegoObject {
   }
   sortedPairs(): [Value, Value][] {
     return this.pairs().sort((a, b) => compare(a[0], b[0]));
+  }
+
+  private materialize(): Map<string, [Value, Value]> {
+    const map = new Map<string, [Value, Value]>();
+    for (const [k, raw] of Object.entries(this.json!)) {
+      map.set(mapKey(k), [k, this.converted?.get(k) ?? fromJSON(raw)]);
+    }
+    this.map = map;
+    this.json = undefined;
+    this.converted = undefined;
+    return map;
   }
 }
 
@@ -170,11 +209,7 @@ export function equal(a: Value, b: Value): boolean {
 export function fromJSON(j: unknown): Value {
   if (j === null || j === undefined) return null;
   if (Array.isArray(j)) return j.map(fromJSON);
-  if (typeof j === 'object') {
-    const o = new RegoObject();
-    for (const [k, v] of Object.entries(j)) o.set(k, fromJSON(v));
-    return o;
-  }
+  if (typeof j === 'object') return RegoObject.lazy(j as Record<string, unknown>);
   return j as boolean | number | string;
 }
 
