@@ -33,10 +33,14 @@ type Replacement = { kind: 'function'; name: string } | { kind: 'value'; value: 
 interface Context {
   input: Value | undefined;
   data: Value;
-  overrides: Map<string, Value>;
-  functions: Map<string, Replacement>;
+  overrides: ReadonlyMap<string, Value>;
+  functions: ReadonlyMap<string, Replacement>;
   cache: Map<RuleSet, Value | undefined>;
 }
+
+/** The context outside any `with`: `with` copies these maps before changing them, never these. */
+const NO_OVERRIDES: ReadonlyMap<string, Value> = new Map();
+const NO_REPLACEMENTS: ReadonlyMap<string, Replacement> = new Map();
 
 export interface EvalOptions {
   input?: Value;
@@ -61,8 +65,8 @@ export class Evaluator implements DirectHost {
     this.ctx = {
       input: options.input,
       data: options.data ?? new RegoObject(),
-      overrides: new Map(),
-      functions: new Map(),
+      overrides: NO_OVERRIDES,
+      functions: NO_REPLACEMENTS,
       cache: new Map(),
     };
   }
@@ -150,12 +154,9 @@ export class Evaluator implements DirectHost {
 
   private withExpr(e: Expr, env: Env, k: Cont): boolean {
     const outer = this.ctx;
-    const next: Context = {
-      ...outer,
-      overrides: new Map(outer.overrides),
-      functions: new Map(outer.functions),
-      cache: new Map(),
-    };
+    const overrides = new Map(outer.overrides);
+    const functions = new Map(outer.functions);
+    const next: Context = { ...outer, overrides, functions, cache: new Map() };
     const apply = (i: number, done: Cont): boolean => {
       if (i === e.with.length) return done();
       const w = e.with[i]!;
@@ -166,17 +167,17 @@ export class Evaluator implements DirectHost {
       if ((path[0] !== 'input' && path[0] !== 'data') || this.isFunction(fnName)) {
         const replacement = this.replacementFor(w.value);
         if (replacement) {
-          next.functions.set(fnName, replacement);
+          functions.set(fnName, replacement);
           return apply(i + 1, done);
         }
         return this.term(w.value, env, (value) => {
-          next.functions.set(fnName, { kind: 'value', value });
+          functions.set(fnName, { kind: 'value', value });
           return apply(i + 1, done);
         });
       }
       return this.term(w.value, env, (value) => {
         if (path[0] === 'input') next.input = setPath(next.input, path.slice(1), value);
-        else next.overrides.set(path.slice(1).join('\u0000'), value);
+        else overrides.set(path.slice(1).join('\u0000'), value);
         return apply(i + 1, done);
       });
     };
@@ -362,22 +363,37 @@ export class Evaluator implements DirectHost {
       return value === undefined ? false : k(value);
     }
     const p = path[i]!;
-    const step = (raw: Value): boolean => {
-      const key = typeof raw === 'number' && Number.isInteger(raw) ? String(raw) : raw;
-      if (typeof key !== 'string') {
-        const b = base === undefined ? undefined : lookup(base, key);
-        return b === undefined ? false : this.walk(b, path, i + 1, env, k);
-      }
-      return this.node(node.children.get(key), [...at, key], path, i + 1, env, k);
-    };
     if (hasUnbound(p, env)) {
       const keys = new Set<string>(node.children.keys());
       if (base instanceof RegoObject)
         for (const key of base.keys()) if (typeof key === 'string') keys.add(key);
-      for (const key of keys) if (this.unifyValue(p, key, env, () => step(key))) return true;
+      for (const key of keys)
+        if (this.unifyValue(p, key, env, () => this.nodeStep(node, at, base, key, path, i, env, k)))
+          return true;
       return false;
     }
-    return this.term(p, env, step);
+    const constant = constantValue(p);
+    if (constant !== undefined) return this.nodeStep(node, at, base, constant, path, i, env, k);
+    return this.term(p, env, (raw) => this.nodeStep(node, at, base, raw, path, i, env, k));
+  }
+
+  /** One step down the rule tree from `node` by the key `raw` (path[i]'s value). */
+  private nodeStep(
+    node: RuleNode,
+    at: string[],
+    base: Value | undefined,
+    raw: Value,
+    path: Term[],
+    i: number,
+    env: Env,
+    k: ValueCont,
+  ): boolean {
+    const key = typeof raw === 'number' && Number.isInteger(raw) ? String(raw) : raw;
+    if (typeof key !== 'string') {
+      const b = base === undefined ? undefined : lookup(base, key);
+      return b === undefined ? false : this.walk(b, path, i + 1, env, k);
+    }
+    return this.node(node.children.get(key), [...at, key], path, i + 1, env, k);
   }
 
   /** The object at a node: base data, the node's own rules' object, and every child merged. */
