@@ -182,6 +182,9 @@ function manyRules(n: number): string {
   return `package policies\n\ndefault allow := false\n\n${rules.join('\n\n')}\n`;
 }
 const source = manyRules(200);
+const coldStart = process.hrtime.bigint();
+compile({ 'many.rego': source });
+const coldMs = Number(process.hrtime.bigint() - coldStart) / 1e6;
 const compileTimes: number[] = [];
 const compileEnd = Date.now() + BUDGET_MS;
 while (Date.now() < compileEnd || compileTimes.length < 5) {
@@ -228,6 +231,7 @@ console.log(
 );
 const compileOk = compileMs < 50;
 console.log(
-  `\ncompile of a 200-rule policy: ${num(compileMs, 1)} ms median of ${compileTimes.length} ` +
+  `\ncompile of a 200-rule policy: ${num(compileMs, 1)} ms median of ${compileTimes.length}, ` +
+    `${num(coldMs, 1)} ms the first time ` +
     `(target < 50 ms: ${compileOk ? 'met' : 'MISSED'})`,
 );

@@ -481,18 +481,17 @@ export class Evaluator implements DirectHost {
         return out;
       }
       default: {
-        const values = new Map<string, Value>();
+        let value: Value | undefined;
         for (const rule of this.candidates(rs)) {
           this.ruleChain(rule, new Map(), (v) => {
-            values.set(keyOf(v), v);
-            if (values.size > 1)
+            if (value !== undefined && !equal(value, v))
               throw conflict(`rule ${rs.path.join('.')} produced conflicting values`, rule);
+            value = v;
             return false;
           });
         }
-        if (values.size === 1) return markRuleValue([...values.values()][0]!);
+        if (value !== undefined) return markRuleValue(value);
         if (rs.defaultRule) {
-          let value: Value | undefined;
           this.term(rs.defaultRule.head.value!, new Map(), (v) => {
             value = v;
             return true;
@@ -621,7 +620,7 @@ export class Evaluator implements DirectHost {
   }
 
   private callFunction(rs: RuleSet, values: Value[], k: ValueCont): boolean {
-    const outputs = new Map<string, Value>();
+    let output: Value | undefined;
     for (const rule of rs.rules) {
       const env: Env = new Map();
       const args = rule.head.args!;
@@ -629,18 +628,17 @@ export class Evaluator implements DirectHost {
         i === args.length ? done() : this.unifyValue(args[i]!, values[i]!, env, () => bindArgs(i + 1, done));
       bindArgs(0, () =>
         this.ruleChain(rule, env, (v) => {
-          outputs.set(keyOf(v), v);
-          if (outputs.size > 1)
+          if (output !== undefined && !equal(output, v))
             throw conflict('functions must not produce multiple outputs for same inputs', rule);
+          output = v;
           return false;
         }),
       );
     }
-    if (outputs.size === 0 && rs.defaultRule) {
+    if (output === undefined && rs.defaultRule) {
       return this.term(rs.defaultRule.head.value!, new Map(), k);
     }
-    const [value] = outputs.values();
-    return value === undefined ? false : k(value);
+    return output === undefined ? false : k(output);
   }
 
   // ---- unification

@@ -86,6 +86,14 @@ export class RegoObject {
     return this.pairs().sort((a, b) => compare(a[0], b[0]));
   }
 
+  /**
+   * The JSON object behind a lazy object not materialized yet, else undefined. Fields read so far
+   * were converted from it and values never change in place, so it is still the object's content.
+   */
+  sourceJSON(): Record<string, unknown> | undefined {
+    return this.json;
+  }
+
   private materialize(): Map<string, [Value, Value]> {
     const map = new Map<string, [Value, Value]>();
     for (const [k, raw] of Object.entries(this.json!)) {
@@ -219,12 +227,24 @@ export function toJSON(v: Value): unknown {
   if (Array.isArray(v)) return v.map(toJSON);
   if (v instanceof RegoSet) return v.sorted().map(toJSON);
   if (v instanceof RegoObject) {
+    const json = v.sourceJSON();
+    if (json) return sortedJSON(json);
     const out: Record<string, unknown> = {};
     for (const [k, val] of v.sortedPairs())
       out[typeof k === 'string' ? k : JSON.stringify(toJSON(k))] = toJSON(val);
     return out;
   }
   return v;
+}
+
+/** A JSON value with its object keys sorted, as `toJSON` gives it (undefined fields are null). */
+function sortedJSON(j: unknown): unknown {
+  if (j === null || j === undefined) return null;
+  if (Array.isArray(j)) return j.map(sortedJSON);
+  if (typeof j !== 'object') return j;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(j).sort()) out[key] = sortedJSON((j as Record<string, unknown>)[key]);
+  return out;
 }
 
 /** Rego's textual form of a value, as printed in error messages and by `sprintf("%v")`. */

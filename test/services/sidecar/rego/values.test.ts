@@ -36,6 +36,14 @@ test('iteration, equality, keys and JSON are those of an eager conversion, befor
   assert.ok(read.get('b') === read.pairs()[0]![1], 'a converted field is kept when materialized');
 });
 
+test('JSON of a lazy object, read or not: sorted keys, undefined fields null, as eager', () => {
+  const partly = fromJSON({ ...json, u: undefined }) as RegoObject;
+  partly.get('b');
+  const want = JSON.stringify(toJSON(new RegoObject([...eager().pairs(), ['u', null]])));
+  assert.equal(JSON.stringify(toJSON(partly)), want);
+  assert.equal(JSON.stringify(toJSON(fromJSON({ ...json, u: undefined }))), want);
+});
+
 test('changing a lazy object materializes it first', () => {
   const o = fromJSON({ a: 1, b: 2 }) as RegoObject;
   o.set('c', 3);
