@@ -20,6 +20,8 @@ export type DirectResult = Value | undefined | typeof FALLBACK;
 /** What a direct term reads from the evaluation. */
 export interface DirectHost {
   currentInput(): Value | undefined;
+  /** The document at a ground `data` path when a rule set alone defines it, else FALLBACK. */
+  ruleDocument(path: Value[]): DirectResult;
   /** A builtin's result; FALLBACK when `with` replaced it in this evaluation. */
   callBuiltin(name: string, builtin: Builtin, args: Value[], loc: Location): DirectResult;
 }
@@ -61,11 +63,13 @@ function compileDirect(t: Term): Direct | null {
 }
 
 function compileRef(t: Extract<Term, { type: 'ref' }>): Direct | null {
-  if (t.head.type !== 'var' || t.head.name === 'data') return null;
-  const head = directOf(t.head);
+  if (t.head.type !== 'var') return null;
   const parts = t.path.map(directOf);
-  if (!head || parts.some((p) => p === null)) return null;
+  if (parts.some((p) => p === null)) return null;
   const keys = parts as Direct[];
+  if (t.head.name === 'data') return compileDataRef(keys);
+  const head = directOf(t.head);
+  if (!head) return null;
   return (host, env) => {
     let v = head(host, env);
     for (let i = 0; i < keys.length && v !== undefined && v !== FALLBACK; i++) {
@@ -75,6 +79,19 @@ function compileRef(t: Extract<Term, { type: 'ref' }>): Direct | null {
       v = key === undefined ? undefined : lookup(v, key);
     }
     return v;
+  };
+}
+
+/** `data.a.b…` with keys known now: a rule's value, looked up by the host. */
+function compileDataRef(keys: Direct[]): Direct {
+  return (host, env) => {
+    const path: Value[] = new Array(keys.length);
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i]!(host, env);
+      if (key === FALLBACK || key === undefined) return key;
+      path[i] = key;
+    }
+    return host.ruleDocument(path);
   };
 }
 

@@ -4,10 +4,11 @@
  * Bindings live in one mutable map per rule body and are undone on backtrack.
  */
 import type { Body, Expr, Rule, Term } from './ast.ts';
+import { type BodyHost, bodyClosures, type ExprClosure } from './body-closures.ts';
 import { BUILTINS, PRINT } from './builtins/index.ts';
 import type { Builtin, BuiltinContext } from './builtins/types.ts';
 import type { CompiledPlan, RuleNode, RuleSet } from './compiler.ts';
-import { type DirectHost, type DirectResult, directOf, FALLBACK } from './direct.ts';
+import { type DirectResult, directOf, FALLBACK } from './direct.ts';
 import {
   baseAt,
   conflict,
@@ -50,7 +51,7 @@ export interface EvalOptions {
   print?: (line: string) => void;
 }
 
-export class Evaluator implements DirectHost {
+export class Evaluator implements BodyHost {
   private ctx: Context;
   private readonly strict: boolean;
   private readonly print: (line: string) => void;
@@ -83,8 +84,24 @@ export class Evaluator implements DirectHost {
   }
 
   private body(body: Body, i: number, env: Env, k: Cont): boolean {
-    if (i === body.length) return k();
-    return this.expr(body[i]!, env, () => this.body(body, i + 1, env, k));
+    return this.run(bodyClosures(body, this.plan.arityOf), i, env, k);
+  }
+
+  private run(closures: ExprClosure[], i: number, env: Env, k: Cont): boolean {
+    if (i === closures.length) return k();
+    return closures[i]!(this, env, () => this.run(closures, i + 1, env, k));
+  }
+
+  general(e: Expr, env: Env, k: Cont): boolean {
+    return this.expr(e, env, k);
+  }
+
+  bind(t: Term, v: Value, env: Env, k: Cont): boolean {
+    return this.unifyValue(t, v, env, k);
+  }
+
+  each(coll: Value, f: (key: Value, value: Value) => boolean): boolean {
+    return this.iterate(coll, f);
   }
 
   /** Runs one expression; `k` is called once per solution and returns true to stop. */
@@ -582,6 +599,25 @@ export class Evaluator implements DirectHost {
 
   currentInput(): Value | undefined {
     return this.ctx.input;
+  }
+
+  ruleDocument(path: Value[]): DirectResult {
+    if (this.ctx.overrides.size > 0) return FALLBACK;
+    let node: RuleNode = this.plan.root;
+    for (let i = 0; i < path.length; i++) {
+      const key = path[i]!;
+      const child = typeof key === 'string' ? node.children.get(key) : undefined;
+      if (!child) return FALLBACK;
+      node = child;
+      const rs = node.ruleSet;
+      if (!rs) continue;
+      // Only a rule set that alone defines its document: no rules below it, no base data merged.
+      if (node.children.size > 0 || rs.kind === 'function') return FALLBACK;
+      let v = this.ruleSetValue(rs);
+      for (let j = i + 1; j < path.length && v !== undefined; j++) v = lookup(v, path[j]!);
+      return v;
+    }
+    return FALLBACK;
   }
 
   callBuiltin(name: string, builtin: Builtin, args: Value[], loc: Location): DirectResult {

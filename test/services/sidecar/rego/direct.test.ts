@@ -49,4 +49,28 @@ test('a ref whose path has an unbound variable still enumerates', () => {
   assert.deepEqual(xOf(rego, 'x := data.test.names', { input }), ['a', 'c']);
 });
 
+test('rule documents read directly: values, lookups below them, with data, base data beside rules', () => {
+  const rego = `package test
+readers := {"readers", "editors"}
+limits := {"a": {"max": 3}}
+allow if { some g in input.groups; g in readers }
+max_a := limits.a.max
+sub.q := 1
+whole := data.test.sub
+base := data.test.extra.k
+f(x) := x
+`;
+  assert.equal(xOf(rego, 'x := data.test.allow', { input: { groups: ['x', 'editors'] } }), true);
+  assert.equal(xOf(rego, 'x := data.test.allow', { input: { groups: ['x'] } }), undefined);
+  assert.equal(xOf(rego, 'x := data.test.max_a'), 3);
+  assert.equal(xOf(rego, 'x := data.test.limits.b.max'), undefined);
+  assert.equal(
+    xOf(rego, 'x := data.test.allow with data.test.readers as {"x"}', { input: { groups: ['x'] } }),
+    true,
+  );
+  assert.deepEqual(xOf(rego, 'x := data.test.whole'), { q: 1 });
+  assert.equal(xOf(rego, 'x := data.test.base', { data: { test: { extra: { k: 'v' } } } }), 'v');
+  assert.equal(xOf(rego, 'x := data.test.f(2)'), 2);
+});
+
 test.run();
