@@ -89,12 +89,15 @@ interface Figures {
   p99: number;
 }
 
+/** Every result is kept here, so that no call can be optimized away as unused. */
+export let sink: unknown;
+
 /** Runs `fn` for the time budget: per-call µs (batched so the clock's cost stays out). */
 function measure(fn: () => unknown): Figures {
-  for (let i = 0; i < 200; i++) fn();
+  for (let i = 0; i < 200; i++) sink = fn();
   // Batch size: enough calls for about 20 µs between two clock reads.
   const probeStart = process.hrtime.bigint();
-  for (let i = 0; i < 100; i++) fn();
+  for (let i = 0; i < 100; i++) sink = fn();
   const probe = Number(process.hrtime.bigint() - probeStart) / 100;
   const batch = Math.max(1, Math.ceil(20_000 / Math.max(probe, 1)));
   const samples: number[] = [];
@@ -104,7 +107,7 @@ function measure(fn: () => unknown): Figures {
   let now = start;
   while (now < end) {
     const t0 = now;
-    for (let i = 0; i < batch; i++) fn();
+    for (let i = 0; i < batch; i++) sink = fn();
     now = process.hrtime.bigint();
     samples.push(Number(now - t0) / batch / 1000);
     calls += batch;
