@@ -29,7 +29,7 @@ export class RegoSet {
 }
 
 export class RegoObject {
-  private map: Map<string, [Value, Value]> | undefined = new Map();
+  private map: Map<string, [Value, Value]> | undefined;
   /**
    * A JSON object not converted yet (see `fromJSON`): a policy reads a few fields of a large
    * input, so fields are converted when read, and the whole object only when iterated or changed.
@@ -38,16 +38,19 @@ export class RegoObject {
   /** Fields of `json` already converted by `get`. */
   private converted: Map<string, Value> | undefined;
 
-  constructor(pairs: Iterable<[Value, Value]> = []) {
+  /** `json`: the object is that JSON object, its fields converted on first read (`lazy`). */
+  constructor(pairs: Iterable<[Value, Value]> = [], json?: Record<string, unknown>) {
+    if (json) {
+      this.json = json;
+      return;
+    }
+    this.map = new Map();
     for (const [k, v] of pairs) this.set(k, v);
   }
 
   /** An object over a JSON object whose fields are converted on first read. */
   static lazy(json: Record<string, unknown>): RegoObject {
-    const o = new RegoObject();
-    o.map = undefined;
-    o.json = json;
-    return o;
+    return new RegoObject([], json);
   }
 
   get entries(): Map<string, [Value, Value]> {
@@ -59,10 +62,13 @@ export class RegoObject {
   get(k: Value): Value | undefined {
     if (this.map) return this.map.get(mapKey(k))?.[1];
     if (typeof k !== 'string' || !Object.hasOwn(this.json!, k)) return undefined;
+    const raw = this.json![k];
+    // Scalars are their own value: only arrays and objects are converted, and kept.
+    if (typeof raw !== 'object') return raw === undefined ? null : (raw as Value);
     this.converted ??= new Map();
     let v = this.converted.get(k);
     if (v === undefined) {
-      v = fromJSON(this.json![k]);
+      v = fromJSON(raw);
       this.converted.set(k, v);
     }
     return v;
