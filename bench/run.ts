@@ -10,6 +10,7 @@
  *   --seed=N                generator seed (default 42)
  *   --repeat=N              runs per MemoryStore figure, the median reported (default 3; quick 1)
  *   --no-latency            skip the W1 latency run at half the maximum throughput
+ *   --no-rego               skip the Rego engine benchmark (bench/rego.ts), run last
  *   --rss-million           add 1,000,000 events on MongoStore (peak RSS): W1 on a real MongoDB
  *                           (MONGODB_URL), else W3 on the stand-in (about 20 minutes)
  *
@@ -44,6 +45,7 @@ const { values } = parseArgs({
     repeat: { type: 'string' },
     'no-latency': { type: 'boolean', default: false },
     'rss-million': { type: 'boolean', default: false },
+    'no-rego': { type: 'boolean', default: false },
   },
 });
 
@@ -107,6 +109,24 @@ function runChild(spec: RunSpec): Promise<RunResult> {
       const line = output.split('\n').find((l) => l.startsWith(RESULT_PREFIX));
       if (code === 0 && line) resolve(JSON.parse(line.slice(RESULT_PREFIX.length)) as RunResult);
       else reject(new Error(`bench run ${JSON.stringify(spec)} failed (exit ${code})`));
+    });
+  });
+}
+
+/** The Rego benchmark in a child process of its own; its table, or null when it failed. */
+function runRegoBench(): Promise<string | null> {
+  process.stderr.write('bench: rego ...\n');
+  return new Promise((resolve) => {
+    const args = ['--import', 'tsx', join(here, 'rego.ts'), ...(quick ? ['--quick'] : [])];
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    child.once('exit', (code) => {
+      if (code === 0) return resolve(output.trimEnd());
+      failures.push(`rego: exit ${code}`);
+      resolve(null);
     });
   });
 }
@@ -312,6 +332,11 @@ writeFileSync(
 );
 // The README's chart: full runs that include the embedded engine only.
 if (!quick && stores.includes('memory')) writeFileSync(join(here, 'chart.svg'), chart);
+const rego = values['no-rego'] ? null : await runRegoBench();
+if (rego !== null) {
+  console.log(`\nRego engine (bench/rego.ts):\n${rego}`);
+  writeFileSync(join(resultsDir, 'latest.md'), `\n\`\`\`\nRego engine:\n${rego}\n\`\`\`\n`, { flag: 'a' });
+}
 console.log(`\nresults: ${file}`);
 if (failures.length > 0) {
   console.error(`bench: ${failures.length} run(s) failed:\n${failures.join('\n')}`);

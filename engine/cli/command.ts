@@ -20,8 +20,8 @@ export interface CliCommand {
    * for a command that checks them itself (`service` passes them to the service). Default true.
    */
   strict?: boolean;
-  /** How many positionals the command takes (exactly). */
-  positionals: number;
+  /** How many positionals the command takes: exactly a number, or at least `min` (subcommands). */
+  positionals: number | { min: number };
   run(args: ParsedCommandArgs, io: CliIo): Promise<number>;
 }
 

@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { type CliCommand, type CliIo, UsageError } from './command.ts';
 import { explainCommand } from './explain.ts';
 import { refreshCommand } from './refresh.ts';
+import { regoCommand } from './rego/index.ts';
 import { runCommand } from './run.ts';
 import { schemaCommand } from './schema.ts';
 import { serviceCommand } from './service.ts';
@@ -14,6 +15,7 @@ const COMMANDS: readonly CliCommand[] = [
   runCommand,
   refreshCommand,
   serviceCommand,
+  regoCommand,
 ];
 
 const USAGE = `Usage: streamfold <command> [options]
@@ -41,9 +43,17 @@ function parseCommandArgs(command: CliCommand, args: string[]) {
     // parseArgs reports unknown flags and missing option values as TypeErrors with a code.
     throw new UsageError((error as Error).message);
   }
-  if (!parsed.values.help && parsed.positionals.length !== command.positionals) {
-    const expected = command.positionals === 0 ? 'no arguments' : `${command.positionals} argument(s)`;
-    throw new UsageError(`${command.name} takes ${expected}, got ${parsed.positionals.length}`);
+  const count = parsed.positionals.length;
+  const wanted = command.positionals;
+  const fits = typeof wanted === 'number' ? count === wanted : count >= wanted.min;
+  if (!parsed.values.help && !fits) {
+    const expected =
+      typeof wanted !== 'number'
+        ? `at least ${wanted.min} argument(s)`
+        : wanted === 0
+          ? 'no arguments'
+          : `${wanted} argument(s)`;
+    throw new UsageError(`${command.name} takes ${expected}, got ${count}`);
   }
   return parsed;
 }

@@ -7,6 +7,7 @@ import type { Body, Expr, Module, Rule, RuleKind, Term } from './ast.ts';
 import { PRINT } from './builtins/index.ts';
 import { type Location, RegoError } from './errors.ts';
 import { checkRecursion } from './recursion.ts';
+import { buildRuleIndex, type RuleIndex } from './rule-index.ts';
 import { type ArityOf, orderBody } from './safety.ts';
 import { declaredIn, renameBody, renameTerm } from './scope.ts';
 import { refPath } from './terms.ts';
@@ -17,6 +18,8 @@ export interface RuleSet {
   rules: Rule[];
   defaultRule?: Rule;
   arity?: number;
+  /** Set for rule sets whose rules are guarded on an input path (see rule-index.ts). */
+  index?: RuleIndex;
 }
 
 export interface RuleNode {
@@ -41,23 +44,29 @@ export function compileModules(modules: Module[], builtinArity: ArityOf): Compil
     }
   }
   const arityOf: ArityOf = (name) => functions.get(name) ?? builtinArity(name);
-  // A rule name used without its package resolves within the whole package, whichever module of
-  // the package defines it (as in OPA).
-  const namesOfPackage = new Map<string, Set<string>>();
+  // A package's rules are known by name in every module of that package, as in OPA.
+  const packageNames = new Map<string, Set<string>>();
   for (const mod of modules) {
     const key = mod.package.join('.');
-    const names = namesOfPackage.get(key) ?? new Set<string>();
+    const names = packageNames.get(key) ?? new Set<string>();
     for (const rule of mod.rules) names.add(rule.head.path[0]!);
-    namesOfPackage.set(key, names);
+    packageNames.set(key, names);
   }
   for (const mod of modules) {
     nodeAt(root, mod.package);
-    const names = namesOfPackage.get(mod.package.join('.'))!;
+    const names = packageNames.get(mod.package.join('.'))!;
     const resolver = new Resolver(mod.package, names, importAliases(mod), arityOf);
     for (const rule of mod.rules) addRule(root, mod.package, resolver.rule(rule));
   }
   checkRecursion(root);
+  indexRules(root);
   return { root, arityOf };
+}
+
+function indexRules(node: RuleNode): void {
+  const rs = node.ruleSet;
+  if (rs && rs.kind !== 'function' && rs.kind !== 'general') rs.index = buildRuleIndex(rs.rules);
+  for (const child of node.children.values()) indexRules(child);
 }
 
 function importAliases(mod: Module): Map<string, Term> {

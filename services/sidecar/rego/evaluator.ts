@@ -4,9 +4,11 @@
  * Bindings live in one mutable map per rule body and are undone on backtrack.
  */
 import type { Body, Expr, Rule, Term } from './ast.ts';
+import { type BodyHost, bodyClosures, type ExprClosure } from './body-closures.ts';
 import { BUILTINS, PRINT } from './builtins/index.ts';
 import type { Builtin, BuiltinContext } from './builtins/types.ts';
 import type { CompiledPlan, RuleNode, RuleSet } from './compiler.ts';
+import { type DirectResult, directOf, FALLBACK } from './direct.ts';
 import {
   baseAt,
   conflict,
@@ -18,6 +20,7 @@ import {
   setPath,
 } from './documents.ts';
 import { BuiltinError, type Location, RegoError } from './errors.ts';
+import { candidateRules } from './rule-index.ts';
 import { constantValue, hasUnbound, isRoot, refPath } from './terms.ts';
 import { equal, formatValue, keyOf, RegoObject, RegoSet, type Value } from './values.ts';
 
@@ -31,10 +34,14 @@ type Replacement = { kind: 'function'; name: string } | { kind: 'value'; value: 
 interface Context {
   input: Value | undefined;
   data: Value;
-  overrides: Map<string, Value>;
-  functions: Map<string, Replacement>;
+  overrides: ReadonlyMap<string, Value>;
+  functions: ReadonlyMap<string, Replacement>;
   cache: Map<RuleSet, Value | undefined>;
 }
+
+/** The context outside any `with`: `with` copies these maps before changing them, never these. */
+const NO_OVERRIDES: ReadonlyMap<string, Value> = new Map();
+const NO_REPLACEMENTS: ReadonlyMap<string, Replacement> = new Map();
 
 export interface EvalOptions {
   input?: Value;
@@ -44,7 +51,7 @@ export interface EvalOptions {
   print?: (line: string) => void;
 }
 
-export class Evaluator {
+export class Evaluator implements BodyHost {
   private ctx: Context;
   private readonly strict: boolean;
   private readonly print: (line: string) => void;
@@ -59,8 +66,8 @@ export class Evaluator {
     this.ctx = {
       input: options.input,
       data: options.data ?? new RegoObject(),
-      overrides: new Map(),
-      functions: new Map(),
+      overrides: NO_OVERRIDES,
+      functions: NO_REPLACEMENTS,
       cache: new Map(),
     };
   }
@@ -77,8 +84,24 @@ export class Evaluator {
   }
 
   private body(body: Body, i: number, env: Env, k: Cont): boolean {
-    if (i === body.length) return k();
-    return this.expr(body[i]!, env, () => this.body(body, i + 1, env, k));
+    return this.run(bodyClosures(body, this.plan.arityOf), i, env, k);
+  }
+
+  private run(closures: ExprClosure[], i: number, env: Env, k: Cont): boolean {
+    if (i === closures.length) return k();
+    return closures[i]!(this, env, () => this.run(closures, i + 1, env, k));
+  }
+
+  general(e: Expr, env: Env, k: Cont): boolean {
+    return this.expr(e, env, k);
+  }
+
+  bind(t: Term, v: Value, env: Env, k: Cont): boolean {
+    return this.unifyValue(t, v, env, k);
+  }
+
+  each(coll: Value, f: (key: Value, value: Value) => boolean): boolean {
+    return this.iterate(coll, f);
   }
 
   /** Runs one expression; `k` is called once per solution and returns true to stop. */
@@ -148,12 +171,9 @@ export class Evaluator {
 
   private withExpr(e: Expr, env: Env, k: Cont): boolean {
     const outer = this.ctx;
-    const next: Context = {
-      ...outer,
-      overrides: new Map(outer.overrides),
-      functions: new Map(outer.functions),
-      cache: new Map(),
-    };
+    const overrides = new Map(outer.overrides);
+    const functions = new Map(outer.functions);
+    const next: Context = { ...outer, overrides, functions, cache: new Map() };
     const apply = (i: number, done: Cont): boolean => {
       if (i === e.with.length) return done();
       const w = e.with[i]!;
@@ -164,17 +184,17 @@ export class Evaluator {
       if ((path[0] !== 'input' && path[0] !== 'data') || this.isFunction(fnName)) {
         const replacement = this.replacementFor(w.value);
         if (replacement) {
-          next.functions.set(fnName, replacement);
+          functions.set(fnName, replacement);
           return apply(i + 1, done);
         }
         return this.term(w.value, env, (value) => {
-          next.functions.set(fnName, { kind: 'value', value });
+          functions.set(fnName, { kind: 'value', value });
           return apply(i + 1, done);
         });
       }
       return this.term(w.value, env, (value) => {
         if (path[0] === 'input') next.input = setPath(next.input, path.slice(1), value);
-        else next.overrides.set(path.slice(1).join('\u0000'), value);
+        else overrides.set(path.slice(1).join('\u0000'), value);
         return apply(i + 1, done);
       });
     };
@@ -219,8 +239,11 @@ export class Evaluator {
   // ---- terms
 
   term(t: Term, env: Env, k: ValueCont): boolean {
-    const constant = constantValue(t);
-    if (constant !== undefined) return k(constant);
+    const direct = directOf(t);
+    if (direct) {
+      const v = direct(this, env);
+      if (v !== FALLBACK) return v === undefined ? false : k(v);
+    }
     switch (t.type) {
       case 'scalar':
         return k(t.value);
@@ -340,7 +363,7 @@ export class Evaluator {
     env: Env,
     k: ValueCont,
   ): boolean {
-    const override = this.ctx.overrides.get(at.join('\u0000'));
+    const override = this.overrideAt(at);
     if (override !== undefined && at.length > 0) return this.walk(override, path, i, env, k);
     if (node?.ruleSet) {
       const value = node.children.size > 0 ? this.nodeValue(node, at) : this.ruleSetValue(node.ruleSet);
@@ -357,22 +380,37 @@ export class Evaluator {
       return value === undefined ? false : k(value);
     }
     const p = path[i]!;
-    const step = (raw: Value): boolean => {
-      const key = typeof raw === 'number' && Number.isInteger(raw) ? String(raw) : raw;
-      if (typeof key !== 'string') {
-        const b = base === undefined ? undefined : lookup(base, key);
-        return b === undefined ? false : this.walk(b, path, i + 1, env, k);
-      }
-      return this.node(node.children.get(key), [...at, key], path, i + 1, env, k);
-    };
     if (hasUnbound(p, env)) {
       const keys = new Set<string>(node.children.keys());
       if (base instanceof RegoObject)
         for (const key of base.keys()) if (typeof key === 'string') keys.add(key);
-      for (const key of keys) if (this.unifyValue(p, key, env, () => step(key))) return true;
+      for (const key of keys)
+        if (this.unifyValue(p, key, env, () => this.nodeStep(node, at, base, key, path, i, env, k)))
+          return true;
       return false;
     }
-    return this.term(p, env, step);
+    const constant = constantValue(p);
+    if (constant !== undefined) return this.nodeStep(node, at, base, constant, path, i, env, k);
+    return this.term(p, env, (raw) => this.nodeStep(node, at, base, raw, path, i, env, k));
+  }
+
+  /** One step down the rule tree from `node` by the key `raw` (path[i]'s value). */
+  private nodeStep(
+    node: RuleNode,
+    at: string[],
+    base: Value | undefined,
+    raw: Value,
+    path: Term[],
+    i: number,
+    env: Env,
+    k: ValueCont,
+  ): boolean {
+    const key = typeof raw === 'number' && Number.isInteger(raw) ? String(raw) : raw;
+    if (typeof key !== 'string') {
+      const b = base === undefined ? undefined : lookup(base, key);
+      return b === undefined ? false : this.walk(b, path, i + 1, env, k);
+    }
+    return this.node(node.children.get(key), [...at, key], path, i + 1, env, k);
   }
 
   /** The object at a node: base data, the node's own rules' object, and every child merged. */
@@ -385,7 +423,7 @@ export class Evaluator {
     if (own) for (const [key, value] of own.pairs()) mergeInto(out, key, value, rs);
     for (const [name, child] of node.children) {
       const childAt = [...at, name];
-      const override = this.ctx.overrides.get(childAt.join('\u0000'));
+      const override = this.overrideAt(childAt);
       let value: Value | undefined;
       if (override !== undefined) value = override;
       else if (child.ruleSet && child.children.size === 0)
@@ -394,6 +432,11 @@ export class Evaluator {
       if (value !== undefined) mergeInto(out, name, value, child.ruleSet ?? rs);
     }
     return this.withOverridesBelow(out, at);
+  }
+
+  /** The `with data.…` value replacing the document at a path (most evaluations have none). */
+  private overrideAt(at: string[]): Value | undefined {
+    return this.ctx.overrides.size === 0 ? undefined : this.ctx.overrides.get(at.join('\u0000'));
   }
 
   private withOverridesBelow(base: Value, at: string[]): Value {
@@ -425,7 +468,7 @@ export class Evaluator {
         return this.evalGeneral(rs);
       case 'set': {
         const out = new RegoSet();
-        for (const rule of rs.rules) {
+        for (const rule of this.candidates(rs)) {
           const env: Env = new Map();
           this.body(rule.body, 0, env, () =>
             this.term(rule.head.key!, env, (v) => {
@@ -438,7 +481,7 @@ export class Evaluator {
       }
       case 'object': {
         const out = new RegoObject();
-        for (const rule of rs.rules) {
+        for (const rule of this.candidates(rs)) {
           const env: Env = new Map();
           this.body(rule.body, 0, env, () =>
             this.term(rule.head.key!, env, (key) =>
@@ -455,18 +498,17 @@ export class Evaluator {
         return out;
       }
       default: {
-        const values = new Map<string, Value>();
-        for (const rule of rs.rules) {
+        let value: Value | undefined;
+        for (const rule of this.candidates(rs)) {
           this.ruleChain(rule, new Map(), (v) => {
-            values.set(keyOf(v), v);
-            if (values.size > 1)
+            if (value !== undefined && !equal(value, v))
               throw conflict(`rule ${rs.path.join('.')} produced conflicting values`, rule);
+            value = v;
             return false;
           });
         }
-        if (values.size === 1) return markRuleValue([...values.values()][0]!);
+        if (value !== undefined) return markRuleValue(value);
         if (rs.defaultRule) {
-          let value: Value | undefined;
           this.term(rs.defaultRule.head.value!, new Map(), (v) => {
             value = v;
             return true;
@@ -476,6 +518,11 @@ export class Evaluator {
         return undefined;
       }
     }
+  }
+
+  /** The rules that can hold: all, or those the rule index keeps (unless `with` replaced `==`). */
+  private candidates(rs: RuleSet): Rule[] {
+    return rs.index && this.ctx.functions.size === 0 ? candidateRules(rs.index, this.ctx.input) : rs.rules;
   }
 
   /** A general ref-head rule set: an object nesting each solution's ref values down to its leaf. */
@@ -550,6 +597,40 @@ export class Evaluator {
     return k(true);
   }
 
+  currentInput(): Value | undefined {
+    return this.ctx.input;
+  }
+
+  ruleDocument(path: Value[]): DirectResult {
+    if (this.ctx.overrides.size > 0) return FALLBACK;
+    let node: RuleNode = this.plan.root;
+    for (let i = 0; i < path.length; i++) {
+      const key = path[i]!;
+      const child = typeof key === 'string' ? node.children.get(key) : undefined;
+      if (!child) return FALLBACK;
+      node = child;
+      const rs = node.ruleSet;
+      if (!rs) continue;
+      // Only a rule set that alone defines its document: no rules below it, no base data merged.
+      if (node.children.size > 0 || rs.kind === 'function') return FALLBACK;
+      let v = this.ruleSetValue(rs);
+      for (let j = i + 1; j < path.length && v !== undefined; j++) v = lookup(v, path[j]!);
+      return v;
+    }
+    return FALLBACK;
+  }
+
+  callBuiltin(name: string, builtin: Builtin, args: Value[], loc: Location): DirectResult {
+    if (this.ctx.functions.size > 0) return FALLBACK;
+    try {
+      return builtin.fn(args, name, this.builtinContext);
+    } catch (err) {
+      if (!(err instanceof BuiltinError)) throw err;
+      if (!this.strict) return undefined;
+      throw new RegoError(err.code, err.detail, loc);
+    }
+  }
+
   private callValues(name: string, values: Value[], loc: Location, k: ValueCont): boolean {
     if (name.startsWith('data.')) {
       const rs = this.ruleSetAt(name.split('.'));
@@ -575,7 +656,7 @@ export class Evaluator {
   }
 
   private callFunction(rs: RuleSet, values: Value[], k: ValueCont): boolean {
-    const outputs = new Map<string, Value>();
+    let output: Value | undefined;
     for (const rule of rs.rules) {
       const env: Env = new Map();
       const args = rule.head.args!;
@@ -583,18 +664,17 @@ export class Evaluator {
         i === args.length ? done() : this.unifyValue(args[i]!, values[i]!, env, () => bindArgs(i + 1, done));
       bindArgs(0, () =>
         this.ruleChain(rule, env, (v) => {
-          outputs.set(keyOf(v), v);
-          if (outputs.size > 1)
+          if (output !== undefined && !equal(output, v))
             throw conflict('functions must not produce multiple outputs for same inputs', rule);
+          output = v;
           return false;
         }),
       );
     }
-    if (outputs.size === 0 && rs.defaultRule) {
+    if (output === undefined && rs.defaultRule) {
       return this.term(rs.defaultRule.head.value!, new Map(), k);
     }
-    const [value] = outputs.values();
-    return value === undefined ? false : k(value);
+    return output === undefined ? false : k(output);
   }
 
   // ---- unification

@@ -4,9 +4,10 @@
  */
 import type { Body, Module } from './ast.ts';
 import { builtinArity } from './builtins/index.ts';
-import { type CompiledPlan, compileModules, Resolver } from './compiler.ts';
+import { type CompiledPlan, compileModules, Resolver, type RuleNode } from './compiler.ts';
 import { RegoError } from './errors.ts';
 import { Evaluator } from './evaluator.ts';
+import { CAPTURE_PREFIX, captureExpressions, expressionTexts } from './expressions.ts';
 import { formatExpr } from './format.ts';
 import { toMongoQuery as bodiesToMongo, type MongoFilter } from './mongo.ts';
 import { parseModule, parseQuery, type RegoVersion } from './parser.ts';
@@ -41,6 +42,12 @@ export interface EvalInput {
 /** One solution: the values of the query's variables. */
 export type Bindings = Map<string, Value>;
 
+/** One solution as `opa eval` shows it: each query expression's value, and the bindings. */
+export interface ExpressionSolution {
+  expressions: { value: Value; text: string; location: { row: number; col: number } }[];
+  bindings: Bindings;
+}
+
 export interface PartialInput extends Omit<EvalInput, 'strictBuiltinErrors'> {
   /** Unknown documents; default `["data.resources"]`. */
   unknowns?: string[];
@@ -61,19 +68,57 @@ export function toMongoQuery(residual: Residual): MongoFilter {
   return bodiesToMongo(residual.queries);
 }
 
+interface ResolvedQuery {
+  body: Body;
+  /** The variables each solution reports. */
+  vars: string[];
+}
+
 export class Policy {
-  private readonly queries = new Map<string, Body>();
+  private readonly queries = new Map<string, ResolvedQuery>();
   constructor(private readonly plan: CompiledPlan) {}
 
   /** All solutions of `query`; an empty list means the query is undefined. */
   eval(query: string, options: EvalInput = {}): Bindings[] {
-    const body = this.resolve(query);
-    return this.evaluator(options).query(body, queryVars(body));
+    const { body, vars } = this.resolve(query);
+    return this.evaluator(options).query(body, vars);
+  }
+
+  /** All solutions of `query` with the value of each of its expressions (`opa eval`'s shape). */
+  evalExpressions(query: string, options: EvalInput = {}): ExpressionSolution[] {
+    const parsed = parseQuery(query);
+    const texts = expressionTexts(query, parsed);
+    const { body, captures } = captureExpressions(parsed, (t) => {
+      const arity = t.type === 'call' ? this.plan.arityOf(t.name) : undefined;
+      return t.type === 'call' && arity !== undefined && t.args.length === arity + 1;
+    });
+    const resolved = new Resolver([], new Set(), new Map(), this.plan.arityOf).query(body);
+    return this.evaluator(options)
+      .query(resolved, queryVars(resolved))
+      .map((solution) => ({
+        expressions: parsed.map((e, i) => {
+          const capture = captures[i];
+          const value = capture === undefined ? true : solution.get(capture)!;
+          return { value, text: texts[i]!, location: { row: e.loc.row, col: e.loc.col } };
+        }),
+        bindings: new Map([...solution].filter(([name]) => !name.startsWith(CAPTURE_PREFIX))),
+      }));
+  }
+
+  /** Paths (`data.pkg.rule`) of the policy's rules, functions excluded, in a stable order. */
+  rulePaths(): string[] {
+    const paths: string[] = [];
+    const visit = (node: RuleNode) => {
+      if (node.ruleSet && node.ruleSet.kind !== 'function') paths.push(node.ruleSet.path.join('.'));
+      for (const child of node.children.values()) visit(child);
+    };
+    visit(this.plan.root);
+    return paths.sort();
   }
 
   /** Partial evaluation of `query` with `unknowns` left open (see partial.ts). */
   partial(query: string, options: PartialInput = {}): Residual {
-    const body = this.resolve(query);
+    const { body } = this.resolve(query);
     const evaluator = this.evaluator(options);
     const unknowns = (options.unknowns ?? ['data.resources']).map((u) => {
       const [root, ...path] = u.split('.');
@@ -85,14 +130,15 @@ export class Policy {
   }
 
   /** Queries are parsed and checked once per policy: the sidecar asks the same few repeatedly. */
-  private resolve(query: string): Body {
-    let body = this.queries.get(query);
-    if (!body) {
-      body = new Resolver([], new Set(), new Map(), this.plan.arityOf).query(parseQuery(query));
+  private resolve(query: string): ResolvedQuery {
+    let resolved = this.queries.get(query);
+    if (!resolved) {
+      const body = new Resolver([], new Set(), new Map(), this.plan.arityOf).query(parseQuery(query));
+      resolved = { body, vars: queryVars(body) };
       if (this.queries.size >= MAX_CACHED_QUERIES) this.queries.clear();
-      this.queries.set(query, body);
+      this.queries.set(query, resolved);
     }
-    return body;
+    return resolved;
   }
 
   private evaluator(options: EvalInput): Evaluator {

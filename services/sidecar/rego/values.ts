@@ -29,24 +29,58 @@ export class RegoSet {
 }
 
 export class RegoObject {
-  readonly entries = new Map<string, [Value, Value]>();
-  constructor(pairs: Iterable<[Value, Value]> = []) {
+  private map: Map<string, [Value, Value]> | undefined;
+  /**
+   * A JSON object not converted yet (see `fromJSON`): a policy reads a few fields of a large
+   * input, so fields are converted when read, and the whole object only when iterated or changed.
+   */
+  private json: Record<string, unknown> | undefined;
+  /** Fields of `json` already converted by `get`. */
+  private converted: Map<string, Value> | undefined;
+
+  /** `json`: the object is that JSON object, its fields converted on first read (`lazy`). */
+  constructor(pairs: Iterable<[Value, Value]> = [], json?: Record<string, unknown>) {
+    if (json) {
+      this.json = json;
+      return;
+    }
+    this.map = new Map();
     for (const [k, v] of pairs) this.set(k, v);
+  }
+
+  /** An object over a JSON object whose fields are converted on first read. */
+  static lazy(json: Record<string, unknown>): RegoObject {
+    return new RegoObject([], json);
+  }
+
+  get entries(): Map<string, [Value, Value]> {
+    return this.map ?? this.materialize();
   }
   set(k: Value, v: Value): void {
     this.entries.set(mapKey(k), [k, v]);
   }
   get(k: Value): Value | undefined {
-    return this.entries.get(mapKey(k))?.[1];
+    if (this.map) return this.map.get(mapKey(k))?.[1];
+    if (typeof k !== 'string' || !Object.hasOwn(this.json!, k)) return undefined;
+    const raw = this.json![k];
+    // Scalars are their own value: only arrays and objects are converted, and kept.
+    if (typeof raw !== 'object') return raw === undefined ? null : (raw as Value);
+    this.converted ??= new Map();
+    let v = this.converted.get(k);
+    if (v === undefined) {
+      v = fromJSON(raw);
+      this.converted.set(k, v);
+    }
+    return v;
   }
   has(k: Value): boolean {
-    return this.entries.has(mapKey(k));
+    return this.get(k) !== undefined;
   }
   delete(k: Value): void {
     this.entries.delete(mapKey(k));
   }
   get size(): number {
-    return this.entries.size;
+    return this.map ? this.map.size : Object.keys(this.json!).length;
   }
   keys(): Value[] {
     return [...this.entries.values()].map((e) => e[0]);
@@ -56,6 +90,25 @@ export class RegoObject {
   }
   sortedPairs(): [Value, Value][] {
     return this.pairs().sort((a, b) => compare(a[0], b[0]));
+  }
+
+  /**
+   * The JSON object behind a lazy object not materialized yet, else undefined. Fields read so far
+   * were converted from it and values never change in place, so it is still the object's content.
+   */
+  sourceJSON(): Record<string, unknown> | undefined {
+    return this.json;
+  }
+
+  private materialize(): Map<string, [Value, Value]> {
+    const map = new Map<string, [Value, Value]>();
+    for (const [k, raw] of Object.entries(this.json!)) {
+      map.set(mapKey(k), [k, this.converted?.get(k) ?? fromJSON(raw)]);
+    }
+    this.map = map;
+    this.json = undefined;
+    this.converted = undefined;
+    return map;
   }
 }
 
@@ -170,11 +223,7 @@ export function equal(a: Value, b: Value): boolean {
 export function fromJSON(j: unknown): Value {
   if (j === null || j === undefined) return null;
   if (Array.isArray(j)) return j.map(fromJSON);
-  if (typeof j === 'object') {
-    const o = new RegoObject();
-    for (const [k, v] of Object.entries(j)) o.set(k, fromJSON(v));
-    return o;
-  }
+  if (typeof j === 'object') return RegoObject.lazy(j as Record<string, unknown>);
   return j as boolean | number | string;
 }
 
@@ -184,12 +233,24 @@ export function toJSON(v: Value): unknown {
   if (Array.isArray(v)) return v.map(toJSON);
   if (v instanceof RegoSet) return v.sorted().map(toJSON);
   if (v instanceof RegoObject) {
+    const json = v.sourceJSON();
+    if (json) return sortedJSON(json);
     const out: Record<string, unknown> = {};
     for (const [k, val] of v.sortedPairs())
       out[typeof k === 'string' ? k : JSON.stringify(toJSON(k))] = toJSON(val);
     return out;
   }
   return v;
+}
+
+/** A JSON value with its object keys sorted, as `toJSON` gives it (undefined fields are null). */
+function sortedJSON(j: unknown): unknown {
+  if (j === null || j === undefined) return null;
+  if (Array.isArray(j)) return j.map(sortedJSON);
+  if (typeof j !== 'object') return j;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(j).sort()) out[key] = sortedJSON((j as Record<string, unknown>)[key]);
+  return out;
 }
 
 /** Rego's textual form of a value, as printed in error messages and by `sprintf("%v")`. */

@@ -1,7 +1,7 @@
 /** Aggregates over arrays, sets (and objects for `count`). */
 
 import { typeError } from '../errors.ts';
-import { compare, RegoObject, RegoSet, typeName, type Value } from '../values.ts';
+import { compare, equal, RegoObject, RegoSet, typeName, type Value } from '../values.ts';
 import { type BuiltinTable, collection, mustBe } from './types.ts';
 
 function numbersOf(name: string, args: Value[]): number[] {
@@ -50,9 +50,9 @@ export const aggregates: BuiltinTable = {
   'internal.member_2': {
     arity: 2,
     fn: ([x, coll]) => {
-      if (Array.isArray(coll)) return coll.some((v) => compare(v, x!) === 0);
+      if (Array.isArray(coll)) return coll.some((v) => equal(v, x!));
       if (coll instanceof RegoSet) return coll.has(x!);
-      if (coll instanceof RegoObject) return coll.pairs().some(([, v]) => compare(v, x!) === 0);
+      if (coll instanceof RegoObject) return coll.pairs().some(([, v]) => equal(v, x!));
       return false;
     },
   },

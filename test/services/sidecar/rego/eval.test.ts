@@ -191,4 +191,16 @@ test('a query binds each solution of its variables', () => {
   assert.deepEqual(all, [{ x: 2 }, { x: 3 }]);
 });
 
+test('rules of a package are known by name in every module of that package', () => {
+  const modules = {
+    'a.rego': 'package shared\nallow if "admin" in input.groups',
+    'b.rego': 'package shared\ndeny if not allow',
+    'c.rego': 'package other\nallow := true\nq if allow',
+  };
+  assert.deepEqual(solutions(modules, 'x := data.shared.deny', { input: { groups: [] } }), [{ x: true }]);
+  assert.deepEqual(solutions(modules, 'x := data.shared.deny', { input: { groups: ['admin'] } }), []);
+  // Another package's rule of the same name stays its own.
+  assert.deepEqual(solutions(modules, 'x := data.other.q'), [{ x: true }]);
+});
+
 test.run();

@@ -1,0 +1,38 @@
+/** `streamfold rego cases`: OPA conformance case files, one verdict per case. */
+import { loadCaseFiles } from '../../../services/sidecar/rego/conformance/load.ts';
+import { runCase } from '../../../services/sidecar/rego/conformance/run-case.ts';
+import type { CliIo } from '../command.ts';
+import type { RegoArgs } from './args.ts';
+import { LoadError } from './load.ts';
+import { reportError } from './output.ts';
+
+export function regoCases(args: RegoArgs, paths: string[], io: CliIo): number {
+  let passed = 0;
+  let total = 0;
+  try {
+    for (const path of paths) {
+      let files: ReturnType<typeof loadCaseFiles>;
+      try {
+        files = loadCaseFiles(path);
+      } catch (error) {
+        throw new LoadError((error as Error).message);
+      }
+      for (const { file, cases } of files) {
+        for (const c of cases) {
+          const outcome = runCase(c);
+          total++;
+          if (outcome.pass) passed++;
+          if (args.format === 'json') io.out(JSON.stringify({ file, ...outcome }));
+          else {
+            const why = outcome.error ? `: ${outcome.error.code}: ${outcome.error.message}` : '';
+            io.out(`${outcome.pass ? 'PASS' : 'FAIL'} ${file}#${outcome.note}${outcome.pass ? '' : why}`);
+          }
+        }
+      }
+    }
+  } catch (error) {
+    return reportError(error, args.format, io);
+  }
+  if (args.format !== 'json') io.out(`${passed}/${total} cases passed`);
+  return passed === total ? 0 : 1;
+}

@@ -1,0 +1,42 @@
+/** `streamfold rego eval`: a query's solutions in `opa eval`'s JSON shape. */
+import { toJSON, type Value } from '../../../services/sidecar/rego/index.ts';
+import type { CliIo } from '../command.ts';
+import type { RegoArgs } from './args.ts';
+import { loadPolicy, readJson } from './load.ts';
+import { reportError } from './output.ts';
+
+export function regoEval(args: RegoArgs, query: string, io: CliIo): number {
+  try {
+    const { policy, data } = loadPolicy(args.data, args.v0Compatible);
+    const input = args.input === undefined ? undefined : readJson(args.input);
+    const solutions = policy.evalExpressions(query, { input, data });
+    const result = solutions.map((s) => ({
+      expressions: s.expressions.map((e) => ({ ...e, value: toJSON(e.value) })),
+      ...(s.bindings.size > 0 ? { bindings: bindingsJson(s.bindings) } : {}),
+    }));
+    if (args.format === 'json') io.out(JSON.stringify(result.length > 0 ? { result } : {}, null, 2));
+    else if (result.length === 0) io.out('undefined');
+    else for (const line of prettyLines(result)) io.out(line);
+    return 0;
+  } catch (error) {
+    return reportError(error, args.format, io);
+  }
+}
+
+function bindingsJson(bindings: Map<string, Value>): Record<string, unknown> {
+  return Object.fromEntries([...bindings].map(([name, v]) => [name, toJSON(v)]));
+}
+
+/** One value alone as indented JSON; otherwise per solution its bindings and expression values. */
+function prettyLines(
+  result: { expressions: { value: unknown; text: string }[]; bindings?: Record<string, unknown> }[],
+): string[] {
+  const [only] = result;
+  if (result.length === 1 && only && !only.bindings && only.expressions.length === 1)
+    return [JSON.stringify(only.expressions[0]!.value, null, 2)];
+  return result.flatMap((solution, i) => [
+    ...(i > 0 ? [''] : []),
+    ...Object.entries(solution.bindings ?? {}).map(([name, v]) => `${name} = ${JSON.stringify(v)}`),
+    ...solution.expressions.map((e) => `${e.text} => ${JSON.stringify(e.value)}`),
+  ]);
+}
