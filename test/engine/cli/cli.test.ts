@@ -21,6 +21,25 @@ function cli(args: string[], env: Record<string, string> = {}) {
 
 const MONGODB_URL = 'mongodb://127.0.0.1:27017';
 
+/** `run --embedded` on `examples/<name>`: its output messages, parsed, and its stderr. */
+function runExample(name: string) {
+  const { code, stdout, stderr } = cli([
+    'run',
+    `examples/${name}/config.json`,
+    '--embedded',
+    '--input',
+    `examples/${name}/events.jsonl`,
+    '--output',
+    '-',
+  ]);
+  assert.is(code, 0, stderr);
+  const lines = stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
+  return { lines, stderr };
+}
+
 test('validate accepts every example with a one-line summary', () => {
   for (const name of ['single-view', 'two-parents', 'all-operators', 'tenant-providers']) {
     const { code, stdout } = cli(['validate', `examples/${name}/config.json`], { MONGODB_URL });
@@ -100,20 +119,7 @@ test('explain prints nodes, heads and edge sentences', () => {
 });
 
 test('run --embedded processes the bundled sample and prints aggregated output', () => {
-  const { code, stdout, stderr } = cli([
-    'run',
-    'examples/single-view/config.json',
-    '--embedded',
-    '--input',
-    'examples/single-view/events.jsonl',
-    '--output',
-    '-',
-  ]);
-  assert.is(code, 0, stderr);
-  const lines = stdout
-    .trim()
-    .split('\n')
-    .map((l) => JSON.parse(l));
+  const { lines, stderr } = runExample('single-view');
   assert.ok(lines.length >= 2);
   const last = new Map(lines.map((l) => [JSON.stringify(l.key), l.value]));
   const ada = last.get('{"id":1}');
@@ -188,20 +194,7 @@ test('service: an unknown name is a usage error listing the services, exit 2', (
 });
 
 test("run --embedded joins tenants with the provider API's change events (examples/tenant-providers)", () => {
-  const { code, stdout, stderr } = cli([
-    'run',
-    'examples/tenant-providers/config.json',
-    '--embedded',
-    '--input',
-    'examples/tenant-providers/events.jsonl',
-    '--output',
-    '-',
-  ]);
-  assert.is(code, 0, stderr);
-  const lines = stdout
-    .trim()
-    .split('\n')
-    .map((l) => JSON.parse(l));
+  const { lines } = runExample('tenant-providers');
   const last = new Map(lines.map((l) => [l.key.tenantId, l.value.after]));
   const providerIds = (tenantId: string) =>
     last
