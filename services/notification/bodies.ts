@@ -1,0 +1,91 @@
+import type { Context } from 'hono';
+import { z } from 'zod';
+import { HttpError } from '../kit/index.ts';
+import { CHANNELS } from './config.ts';
+
+const names = z.array(z.string().min(1));
+
+export const SEND_BODY = z
+  .object({
+    channels: z.array(z.enum(CHANNELS)).min(1),
+    recipients: names.optional(),
+    clusters: names.optional(),
+    groups: names.optional(),
+    messageTitle: z.string().optional(),
+    messageContent: z.string().optional(),
+    templateId: z.string().min(1).optional(),
+    data: z.record(z.string(), z.unknown()).optional(),
+    emailSender: z.string().min(1).optional(),
+    emailCarbonCopies: z.array(z.string()).optional(),
+    emailBlindCarbonCopies: z.array(z.string()).optional(),
+  })
+  .refine((b) => b.recipients?.length || b.clusters?.length || b.groups?.length, {
+    error: 'recipients, clusters or groups is required',
+  })
+  .refine(
+    (b) => b.templateId !== undefined || (b.messageTitle !== undefined && b.messageContent !== undefined),
+    {
+      error: 'templateId, or messageTitle and messageContent, is required',
+    },
+  );
+
+/** Fields named in the reference's table; any other field is merged into `payload` (v2.3.0). */
+export const EVENT_BODY = z
+  .object({
+    name: z.string().min(1),
+    id: z.string().min(1).optional(),
+    key: z.string().optional(),
+    metadata: z.record(z.string(), z.unknown()).optional(),
+    payload: z.record(z.string(), z.unknown()).optional(),
+  })
+  .catchall(z.unknown())
+  .transform(({ name, id, key, metadata, payload, ...rest }) => ({
+    name,
+    id,
+    key,
+    metadata,
+    payload: { ...payload, ...rest },
+  }));
+
+export const EVENT_SETTING_BODY = z.object({
+  eventName: z.string().min(1),
+  userGroups: names.optional(),
+  supportedChannels: z.array(z.enum(CHANNELS)).optional(),
+  eventSchema: z.record(z.string(), z.unknown()).optional(),
+  handlerName: z.string().min(1).optional(),
+  handlerConfig: z.record(z.string(), z.unknown()).optional(),
+});
+
+export const NOTIFICATION_SETTING_BODY = z.object({
+  eventName: z.string().min(1),
+  templateName: z.string().min(1),
+  channels: z.array(z.enum(CHANNELS)).min(1),
+  user: z.string().min(1).optional(),
+  group: z.string().min(1).optional(),
+  cluster: z.string().min(1).optional(),
+  role: z.string().min(1).optional(),
+  rule: z.enum(['SEND', 'IGNORE']).default('SEND'),
+  emitters: names.optional(),
+  hours: z.array(z.string().regex(/^\d\d:\d\d-\d\d:\d\d$/, { error: 'expected HH:MM-HH:MM' })).optional(),
+  reminders: z.array(z.string().regex(/^P/, { error: 'expected an ISO 8601 duration' })).optional(),
+});
+
+/** The JSON body parsed by `schema`, or a 400 listing every problem. */
+export async function bodyOf<Schema extends z.ZodType>(
+  c: Context,
+  schema: Schema,
+): Promise<z.output<Schema>> {
+  let raw: unknown;
+  try {
+    raw = await c.req.json();
+  } catch {
+    throw new HttpError(400, 'the body is not JSON');
+  }
+  const result = schema.safeParse(raw);
+  if (result.success) return result.data;
+  const errors = result.error.issues.map((issue) => ({
+    path: `/${issue.path.map(String).join('/')}`,
+    message: issue.message,
+  }));
+  throw new HttpError(400, errors.map((e) => `${e.path}: ${e.message}`).join('; '), { errors });
+}

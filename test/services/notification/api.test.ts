@@ -1,0 +1,299 @@
+import * as assert from 'node:assert/strict';
+import { type Db, MongoClient } from 'mongodb';
+import pino from 'pino';
+import type { RunningServer } from '../../../services/kit/index.ts';
+import { readConfig } from '../../../services/notification/config.ts';
+import { startNotificationService } from '../../../services/notification/start.ts';
+import { type HttpSink, startHttpSink } from '../../support/http-sink.ts';
+import { type MongoFixture, startMongo } from '../../support/mongo.ts';
+import { type SmtpSink, startSmtpSink } from '../../support/smtp-sink.ts';
+import { test } from '../../support/suite.ts';
+
+let mongo: MongoFixture;
+let client: MongoClient;
+let db: Db;
+let smtp: SmtpSink;
+let sms: HttpSink;
+let server: RunningServer;
+let base: string;
+
+const post = (path: string, body: unknown) =>
+  fetch(`${base}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+const patch = (path: string, body: unknown) =>
+  fetch(`${base}${path}`, {
+    method: 'PATCH',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+
+test.before(async () => {
+  [mongo, smtp, sms] = await Promise.all([startMongo(), startSmtpSink(), startHttpSink()]);
+  client = await MongoClient.connect(mongo.url);
+  db = client.db(mongo.database);
+  await db.collection('users').insertMany([
+    {
+      _id: 'ada' as never,
+      emailAddress: 'ada@example.com',
+      phoneNumber: '+391',
+      groups: ['doctors'],
+      clusters: ['north'],
+    },
+    { _id: 'bob' as never, emailAddress: 'bob@example.com', groups: ['patients'], clusters: ['north'] },
+    { _id: 'eve' as never, phoneNumber: '+393', groups: ['patients'], roles: ['nurse'] },
+  ]);
+  await db.collection('message_templates').insertMany([
+    {
+      _id: 'welcome' as never,
+      name: 'welcome',
+      emailTitle: 'Hello {{name}}',
+      emailMessage: 'Welcome, {{name}}. Your visit: {{toLocale when "en-GB" timeZone="UTC"}}',
+      smsMessage: 'Hi {{name}}',
+    },
+    {
+      _id: 'created' as never,
+      name: 'appointment-created',
+      emailTitle: 'New appointment',
+      emailMessage: 'At {{payload.at}}{{at}}',
+      smsMessage: 'Appointment {{at}}',
+    },
+  ]);
+  const config = readConfig({
+    HTTP_PORT: '0',
+    MONGODB_URL: mongo.url,
+    MONGODB_DATABASE: mongo.database,
+    SMTP_URL: smtp.url,
+    SMS_SERVICE_URL: sms.url,
+    CHANNEL_RETRIES: '2',
+  });
+  server = await startNotificationService(config, {
+    logger: pino({ level: process.env.TEST_LOG ?? 'silent' }),
+    handleSignals: false,
+  });
+  base = `http://127.0.0.1:${server.port}`;
+});
+
+test.after(async () => {
+  await server?.close();
+  await client?.close();
+  await Promise.all([mongo?.stop(), smtp?.stop(), sms?.stop()]);
+});
+
+test('POST /send with a template: the email reaches the SMTP server, rendered, once per user', async () => {
+  const before = smtp.messages.length;
+  const answer = await post('/send', {
+    channels: ['email'],
+    recipients: ['ada'],
+    clusters: ['north'],
+    templateId: 'welcome',
+    data: { name: 'Ada', when: '2026-01-02T09:30:00Z' },
+    emailSender: 'clinic@example.com',
+    emailCarbonCopies: ['cc@example.com'],
+  });
+  assert.equal(answer.status, 200);
+  assert.deepEqual(await answer.json(), { failures: [] });
+  const sent = smtp.messages.slice(before);
+  assert.equal(sent.length, 2, 'ada is reached by id and by cluster, messaged once; bob by cluster');
+  const toAda = sent.find((m) => m.to.includes('ada@example.com'));
+  assert.ok(toAda, 'ada got the email');
+  assert.equal(toAda.from, 'clinic@example.com');
+  assert.ok(toAda.to.includes('cc@example.com'), 'the carbon copy is a recipient');
+  assert.match(toAda.data, /Subject: Hello Ada/);
+  assert.match(toAda.data, /Welcome, Ada\. Your visit: 2 Jan 2026, 09:30/);
+});
+
+test('POST /send with title and content on SMS: the SMS service gets it; a user without a phone is skipped', async () => {
+  const before = sms.calls.length;
+  const answer = await post('/send', {
+    channels: ['sms'],
+    groups: ['patients', 'doctors'],
+    messageTitle: 't',
+    messageContent: 'Hi {{who}}',
+    data: { who: 'you' },
+  });
+  assert.equal(answer.status, 200);
+  assert.deepEqual(await answer.json(), { failures: [] });
+  const calls = sms.calls.slice(before);
+  assert.deepEqual(calls.map((c) => (c.body as { receiver: string }).receiver).sort(), ['+391', '+393']);
+  assert.equal(calls[0]?.path, '/send');
+  assert.deepEqual(calls[0]?.body, {
+    receiver: calls[0]?.body && (calls[0].body as { receiver: string }).receiver,
+    body: 'Hi you',
+  });
+});
+
+test('a channel service down then back: retried with backoff, no failure', async () => {
+  sms.failWith(503, 2);
+  const before = sms.calls.length;
+  const answer = await post('/send', {
+    channels: ['sms'],
+    recipients: ['eve'],
+    messageTitle: 't',
+    messageContent: 'c',
+  });
+  assert.deepEqual(await answer.json(), { failures: [] });
+  assert.equal(sms.calls.length - before, 3, 'two 503s, then delivered');
+});
+
+test('a channel service that stays down: the delivery is listed in failures', async () => {
+  sms.failWith(503, 3);
+  const answer = await post('/send', {
+    channels: ['sms', 'email'],
+    recipients: ['ada'],
+    messageTitle: 't',
+    messageContent: 'c',
+  });
+  assert.equal(answer.status, 200);
+  const { failures } = (await answer.json()) as {
+    failures: { userId: string; channel: string; error: string }[];
+  };
+  assert.equal(failures.length, 1, 'only the failed delivery, not the email');
+  assert.equal(failures[0]?.userId, 'ada');
+  assert.equal(failures[0]?.channel, 'sms');
+  assert.match(failures[0]?.error ?? '', /503/);
+});
+
+test('a 4xx from a channel service is not retried', async () => {
+  sms.failWith(400, 1);
+  const before = sms.calls.length;
+  const { failures } = (await (
+    await post('/send', { channels: ['sms'], recipients: ['eve'], messageTitle: 't', messageContent: 'c' })
+  ).json()) as { failures: unknown[] };
+  assert.equal(failures.length, 1);
+  assert.equal(sms.calls.length - before, 1);
+});
+
+test('POST /send errors: validation (every problem listed), inactive channel, unknown template', async () => {
+  const invalid = await post('/send', { channels: [] });
+  assert.equal(invalid.status, 400);
+  const body = (await invalid.json()) as { statusCode: number; error: string; message: string };
+  assert.equal(body.statusCode, 400);
+  assert.equal(body.error, 'Bad Request');
+  assert.match(body.message, /channels/);
+  assert.match(body.message, /recipients, clusters or groups/);
+  const inactive = await post('/send', {
+    channels: ['push'],
+    recipients: ['ada'],
+    messageTitle: 't',
+    messageContent: 'c',
+  });
+  assert.equal(inactive.status, 400);
+  assert.match(((await inactive.json()) as { message: string }).message, /not active: push/);
+  const missing = await post('/send', { channels: ['email'], recipients: ['ada'], templateId: 'nope' });
+  assert.equal(missing.status, 404);
+  const notJson = await fetch(`${base}/send`, { method: 'POST', body: '{' });
+  assert.equal(notJson.status, 400);
+});
+
+test('event settings: create, list, 409 on a duplicate event name, patch, delete, 404', async () => {
+  const created = await post('/event-settings/', {
+    eventName: 'ACME/Shipped/v1',
+    supportedChannels: ['email'],
+  });
+  assert.equal(created.status, 200);
+  const { _id } = (await created.json()) as { _id: string };
+  const duplicate = await post('/event-settings/', { eventName: 'ACME/Shipped/v1' });
+  assert.equal(duplicate.status, 409);
+  assert.equal(((await duplicate.json()) as { statusCode: number }).statusCode, 409);
+  const list = (await (await fetch(`${base}/event-settings/`)).json()) as { eventName: string }[];
+  assert.ok(list.some((s) => s.eventName === 'ACME/Shipped/v1'));
+  const patched = await patch(`/event-settings/${_id}`, { supportedChannels: ['email', 'sms'] });
+  assert.deepEqual(((await patched.json()) as { supportedChannels: string[] }).supportedChannels, [
+    'email',
+    'sms',
+  ]);
+  assert.equal((await fetch(`${base}/event-settings/${_id}`, { method: 'DELETE' })).status, 204);
+  assert.equal((await fetch(`${base}/event-settings/${_id}`, { method: 'DELETE' })).status, 404);
+});
+
+test('an unknown event: 400 "Unknown event", stored as ERROR', async () => {
+  const answer = await post('/notification-events/', { id: 'e-unknown', name: 'Nobody/Knows/v1' });
+  assert.equal(answer.status, 400);
+  assert.equal(((await answer.json()) as { message: string }).message, 'Unknown event');
+  const stored = await db.collection('events').findOne({ _id: 'e-unknown' as never });
+  assert.equal(stored?.status, 'ERROR');
+});
+
+test('an event that fails its event setting schema: 400, ERROR', async () => {
+  await post('/event-settings/', {
+    eventName: 'ACME/Strict/v1',
+    eventSchema: { type: 'object', required: ['key'] },
+  });
+  const answer = await post('/notification-events/', { id: 'e-strict', name: 'ACME/Strict/v1' });
+  assert.equal(answer.status, 400);
+  assert.match(((await answer.json()) as { message: string }).message, /key/);
+});
+
+test('an event: settings resolved per user, sent, notifications stored; the same event again sends nothing', async () => {
+  await post('/notification-settings', {
+    eventName: 'AM/AppointmentCreated/v1',
+    templateName: 'appointment-created',
+    group: 'patients',
+    channels: ['email', 'sms'],
+  });
+  await post('/notification-settings', {
+    eventName: 'AM/AppointmentCreated/v1',
+    templateName: 'appointment-created',
+    user: 'eve',
+    rule: 'IGNORE',
+    channels: ['sms'],
+  });
+  await post('/notification-settings', {
+    eventName: 'AM/AppointmentCreated/v1',
+    templateName: 'appointment-created',
+    user: 'ada',
+    channels: ['email'],
+  });
+  const mails = smtp.messages.length;
+  const texts = sms.calls.length;
+  const event = { id: 'e-1', name: 'AM/AppointmentCreated/v1', key: 'apt-1', at: '10:00' };
+  const answer = await post('/notification-events/', event);
+  assert.equal(answer.status, 200);
+  const { notifications } = (await answer.json()) as {
+    notifications: { recipient: string; messages: { channel: string; status: string }[] }[];
+  };
+  assert.deepEqual(
+    notifications.map((n) => n.recipient).sort(),
+    ['ada', 'bob'],
+    'eve is IGNOREd by her own setting',
+  );
+  assert.deepEqual(
+    notifications.find((n) => n.recipient === 'bob')?.messages.map((m) => [m.channel, m.status]),
+    [['email', 'SUCCESS']],
+  );
+  assert.equal(smtp.messages.length - mails, 2);
+  assert.match(smtp.messages.at(-1)?.data ?? '', /At 10:00/, 'the extra field was merged into the payload');
+  assert.equal(sms.calls.length - texts, 0, 'bob has no phone, ada gets email only, eve is ignored');
+  const again = await post('/notification-events/', event);
+  assert.equal(again.status, 200);
+  assert.equal(((await again.json()) as { notifications: unknown[] }).notifications.length, 2);
+  assert.equal(smtp.messages.length - mails, 2, 'nothing sent twice');
+  const stored = (await (await fetch(`${base}/notifications/e-1:ada`)).json()) as { event: { name: string } };
+  assert.equal(stored.event.name, 'AM/AppointmentCreated/v1');
+  assert.equal((await fetch(`${base}/notifications/nope`)).status, 404);
+  assert.equal((await db.collection('events').findOne({ _id: 'e-1' as never }))?.status, 'PROCESSED');
+});
+
+test('an event received but not sent before a crash (RECEIVED): a redelivery sends it', async () => {
+  await db
+    .collection('events')
+    .insertOne({ _id: 'e-crashed' as never, name: 'AM/AppointmentCreated/v1', status: 'RECEIVED' });
+  const mails = smtp.messages.length;
+  const answer = await post('/notification-events/', {
+    id: 'e-crashed',
+    name: 'AM/AppointmentCreated/v1',
+    at: 'noon',
+  });
+  assert.equal(answer.status, 200);
+  assert.equal(smtp.messages.length - mails, 2);
+});
+
+test('the status routes answer with the service name', async () => {
+  const ready = await fetch(`${base}/-/ready`);
+  assert.equal(ready.status, 200);
+  assert.equal(((await ready.json()) as { status: string }).status, 'OK');
+});
+test.run();
