@@ -8,6 +8,14 @@ export type Channel = (typeof CHANNELS)[number];
 const httpUrl = () => z.url({ protocol: /^https?$/ });
 const collection = (name: string) => z.string().min(1).default(name);
 
+function isLocale(tag: string): boolean {
+  try {
+    return Intl.DateTimeFormat.supportedLocalesOf(tag).length > 0;
+  } catch {
+    return false; // a malformed tag throws a RangeError
+  }
+}
+
 const ENV = z.object({
   HTTP_PORT: envPort().default(3000),
   MONGODB_URL: z
@@ -35,12 +43,7 @@ const ENV = z.object({
   PUSH_SERVICE_URL: httpUrl().optional(),
   FILE_SERVICE_URL: httpUrl().optional(),
   TIMER_SERVICE_URL: httpUrl().optional(),
-  DEFAULT_LOCALE: z
-    .string()
-    .refine((tag) => Intl.DateTimeFormat.supportedLocalesOf(tag).length > 0, {
-      error: 'expected a BCP 47 language tag',
-    })
-    .default('en'),
+  DEFAULT_LOCALE: z.string().refine(isLocale, { error: 'expected a BCP 47 language tag' }).default('en'),
   CUSTOM_HANDLERS_FOLDER: z.string().min(1).optional(),
   /** Attempts per delivery to a channel service before it counts as failed. */
   CHANNEL_RETRIES: envInteger(0, 10).default(2),
@@ -117,13 +120,23 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>): N
       if (!parsed[name]) problems.push(`${name}: required with the other KAFKA_* variables, not set`);
   }
   const service = readServiceConfiguration(parsed, problems);
-  if (problems.length > 0) throw new EnvError(problems);
+  if (problems.length > 0 || !service) throw new EnvError(problems);
   return { ...parsed, service };
 }
 
-function readServiceConfiguration(env: z.output<typeof ENV>, problems: string[]): ServiceConfiguration {
+/** The configuration file, or what the service URLs imply without one; undefined after adding its problems. */
+function readServiceConfiguration(
+  env: z.output<typeof ENV>,
+  problems: string[],
+): ServiceConfiguration | undefined {
   const configured = (channel: Channel) => CHANNEL_URL[channel].some((name) => env[name]);
   let raw: unknown = { activeChannels: CHANNELS.filter(configured) };
+  if (!env.CONFIGURATION_PATH && !CHANNELS.some(configured)) {
+    problems.push(
+      `${Object.values(CHANNEL_URL).flat().join(', ')}: at least one channel service is required, none set`,
+    );
+    return undefined;
+  }
   if (env.CONFIGURATION_PATH) {
     try {
       raw = JSON.parse(readFileSync(env.CONFIGURATION_PATH, 'utf8'));
@@ -131,7 +144,7 @@ function readServiceConfiguration(env: z.output<typeof ENV>, problems: string[])
       problems.push(
         `CONFIGURATION_PATH: cannot read JSON from ${env.CONFIGURATION_PATH} (${(error as Error).message})`,
       );
-      return SERVICE_CONFIGURATION.parse({ activeChannels: ['email'] });
+      return undefined;
     }
   }
   const result = SERVICE_CONFIGURATION.safeParse(raw);
@@ -139,7 +152,7 @@ function readServiceConfiguration(env: z.output<typeof ENV>, problems: string[])
     for (const issue of result.error.issues) {
       problems.push(`CONFIGURATION_PATH: ${issue.path.join('.') || '(file)'}: ${issue.message}`);
     }
-    return SERVICE_CONFIGURATION.parse({ activeChannels: ['email'] });
+    return undefined;
   }
   for (const channel of result.data.activeChannels) {
     if (!configured(channel)) {
