@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { EnvError, envInteger, envPort, parseEnv } from '../kit/index.ts';
+import { EnvError, envInteger, envJsonObject, envPort, parseEnv } from '../kit/index.ts';
 
 export const CHANNELS = ['email', 'sms', 'voice', 'push', 'whatsapp'] as const;
 export type Channel = (typeof CHANNELS)[number];
@@ -35,6 +35,8 @@ const ENV = z.object({
   KAFKA_EVENTS_TOPIC_NAME: z.string().min(1).optional(),
   KAFKA_ERRORS_TOPIC_NAME: z.string().min(1).optional(),
   KAFKA_CONSUMER_GROUP: z.string().min(1).optional(),
+  /** Extra librdkafka properties as a JSON object (security, client.id, …). */
+  KAFKA_PROPERTIES: envJsonObject(),
   MAIL_SERVICE_URL: httpUrl().optional(),
   SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
   SMS_SERVICE_URL: httpUrl().optional(),

@@ -2,11 +2,13 @@ import { fileURLToPath } from 'node:url';
 import { MongoClient } from 'mongodb';
 import type { Logger } from 'pino';
 import { collectDefaultMetrics, Registry } from 'prom-client';
+import { createKafkaBroker } from '../../engine/broker/kafka/index.ts';
 import { type RunningServer, readPackageInfo, serve } from '../kit/index.ts';
 import { createNotificationApp } from './app.ts';
 import { createDelivery } from './channels.ts';
 import type { NotificationConfig } from './config.ts';
 import { EventProcessor } from './events.ts';
+import { type KafkaIntake, startKafkaIntake } from './kafka-intake.ts';
 import { collections, ensureIndexes } from './store.ts';
 import { createRenderer } from './templates.ts';
 import { Users } from './users.ts';
@@ -18,7 +20,7 @@ import { Users } from './users.ts';
 export async function startNotificationService(
   config: NotificationConfig,
   options: { logger: Logger; handleSignals?: boolean },
-): Promise<RunningServer> {
+): Promise<RunningServer & { readonly kafka?: KafkaIntake }> {
   const { logger } = options;
   const client = new MongoClient(config.MONGODB_URL, { serverSelectionTimeoutMS: config.MONGODB_TIMEOUT_MS });
   const db = client.db(config.MONGODB_DATABASE);
@@ -32,10 +34,12 @@ export async function startNotificationService(
   const activeChannels = config.service.activeChannels;
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'streamfold_' });
+  const events = new EventProcessor(store, users, activeChannels, render, delivery.deliver);
+  const kafka = await startKafka(config, events, logger);
   const app = createNotificationApp({
     store,
     users,
-    events: new EventProcessor(store, users, activeChannels, render, delivery.deliver),
+    events,
     activeChannels,
     render,
     deliver: delivery.deliver,
@@ -44,11 +48,30 @@ export async function startNotificationService(
     logger,
     registry,
   });
-  return serve(app, {
+  const server = await serve(app, {
     port: config.HTTP_PORT,
     logger,
     delayShutdownSeconds: config.DELAY_SHUTDOWN_SECONDS,
     handleSignals: options.handleSignals ?? true,
-    onShutdown: [() => delivery.close(), () => client.close()],
+    onShutdown: [() => kafka?.stop(), () => delivery.close(), () => client.close()],
+  });
+  return Object.assign(server, { kafka });
+}
+
+/** The Kafka intake, when the KAFKA_* variables are set (config.ts requires them together). */
+function startKafka(config: NotificationConfig, events: EventProcessor, logger: Logger) {
+  const { KAFKA_BROKERS, KAFKA_EVENTS_TOPIC_NAME, KAFKA_ERRORS_TOPIC_NAME, KAFKA_CONSUMER_GROUP } = config;
+  if (!KAFKA_BROKERS || !KAFKA_EVENTS_TOPIC_NAME || !KAFKA_ERRORS_TOPIC_NAME || !KAFKA_CONSUMER_GROUP)
+    return undefined;
+  return startKafkaIntake({
+    broker: createKafkaBroker({
+      properties: { ...config.KAFKA_PROPERTIES, 'bootstrap.servers': KAFKA_BROKERS },
+      logger,
+    }),
+    eventsTopic: KAFKA_EVENTS_TOPIC_NAME,
+    errorsTopic: KAFKA_ERRORS_TOPIC_NAME,
+    groupId: KAFKA_CONSUMER_GROUP,
+    events,
+    logger,
   });
 }
