@@ -22,13 +22,25 @@ export interface Delivery {
   readonly channels: Channel[];
 }
 
-/** Higher wins: a setting for the user beats one for a cluster, then role, then group. */
+/**
+ * -1 when the setting does not target the user (every selector it sets must match), else its
+ * precedence: user > cluster > role > group, and among equals the one with more selectors (a
+ * user in a cluster beats the user alone; a group in a cluster beats a group with a role).
+ */
 function precedence(setting: NotificationSetting, user: User): number {
-  if (setting.user !== undefined) return setting.user === user.id ? 4 : -1;
-  if (setting.cluster !== undefined) return user.clusters.includes(setting.cluster) ? 3 : -1;
-  if (setting.role !== undefined) return user.roles.includes(setting.role) ? 2 : -1;
-  if (setting.group !== undefined) return user.groups.includes(setting.group) ? 1 : -1;
-  return -1;
+  const selectors: [string | undefined, boolean, number][] = [
+    [setting.user, setting.user === user.id, 8],
+    [setting.cluster, user.clusters.includes(setting.cluster ?? ''), 4],
+    [setting.role, user.roles.includes(setting.role ?? ''), 2],
+    [setting.group, user.groups.includes(setting.group ?? ''), 1],
+  ];
+  let rank = 0;
+  for (const [value, matches, weight] of selectors) {
+    if (value === undefined) continue;
+    if (!matches) return -1;
+    rank += weight;
+  }
+  return rank === 0 ? -1 : rank;
 }
 
 /** `09:00-18:00` holds `now` in the user's time zone (a window may cross midnight). */

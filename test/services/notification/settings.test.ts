@@ -75,6 +75,25 @@ const CASES: [string, NotificationSetting[], string | undefined, [string, string
   ['emitters: another emitter', [s({ group: 'patients', emitters: ['backoffice'] })], 'app', []],
   ['emitters: no emitter given', [s({ group: 'patients', emitters: ['backoffice'] })], undefined, []],
   [
+    'every selector must match: the user in another cluster',
+    [s({ user: 'ada', cluster: 'south' })],
+    undefined,
+    [],
+  ],
+  [
+    'user in a cluster beats the user alone',
+    [s({ user: 'ada', channels: ['sms'] }), s({ user: 'ada', cluster: 'north' })],
+    undefined,
+    [[T, ['email']]],
+  ],
+  [
+    'group in a cluster beats group with a role',
+    [s({ group: 'patients', role: 'nurse', channels: ['sms'] }), s({ group: 'patients', cluster: 'north' })],
+    undefined,
+    [[T, ['email']]],
+  ],
+  ['a setting with no selector targets nobody', [s({})], undefined, []],
+  [
     'hours in the user time zone: inside',
     [s({ user: 'ada', hours: ['13:30-15:00'] })],
     undefined,
