@@ -11,6 +11,7 @@ import { dispatch, failuresOf } from './dispatch.ts';
 import type { EventProcessor } from './events.ts';
 import type { Collections, Stored } from './store.ts';
 import { inlineTemplate, type RenderMessage } from './templates.ts';
+import { userRoutes } from './user-routes.ts';
 import type { Users } from './users.ts';
 
 export interface NotificationAppOptions {
@@ -24,6 +25,8 @@ export interface NotificationAppOptions {
   readonly info: PackageInfo;
   readonly logger: Logger;
   readonly registry: Registry;
+  readonly userIdHeader: string;
+  readonly groupsHeader: string;
 }
 
 const DUPLICATE_KEY = 11000;
@@ -61,6 +64,17 @@ export function createNotificationApp(options: NotificationAppOptions): Hono {
     registry: options.registry,
     health: healthRoutes({ ...options.info, ready: options.ready }),
   });
+
+  app.route(
+    '/',
+    userRoutes({
+      store,
+      users,
+      activeChannels,
+      userIdHeader: options.userIdHeader,
+      groupsHeader: options.groupsHeader,
+    }),
+  );
 
   app.post('/send', async (c) => {
     const body = await bodyOf(c, SEND_BODY);

@@ -27,7 +27,7 @@ export interface Delivery {
  * precedence: user > cluster > role > group, and among equals the one with more selectors (a
  * user in a cluster beats the user alone; a group in a cluster beats a group with a role).
  */
-function precedence(setting: NotificationSetting, user: User): number {
+export function precedence(setting: NotificationSetting, user: User): number {
   const selectors: [string | undefined, boolean, number][] = [
     [setting.user, setting.user === user.id, 8],
     [setting.cluster, user.clusters.includes(setting.cluster ?? ''), 4],
@@ -95,4 +95,9 @@ export function audienceOf(settings: readonly NotificationSetting[]) {
   const pick = (field: 'user' | 'group' | 'cluster' | 'role') =>
     settings.map((s) => s[field]).filter((v): v is string => typeof v === 'string');
   return { recipients: pick('user'), groups: pick('group'), clusters: pick('cluster'), roles: pick('role') };
+}
+
+/** Whether the setting reaches the user (every selector it sets matches). */
+export function targets(setting: NotificationSetting, user: User): boolean {
+  return precedence(setting, user) >= 0;
 }

@@ -47,6 +47,8 @@ export async function startNotificationService(
     info: readPackageInfo(fileURLToPath(new URL('.', import.meta.url))),
     logger,
     registry,
+    userIdHeader: config.USERID_HEADER_KEY,
+    groupsHeader: config.GROUPS_HEADER_KEY,
   });
   const server = await serve(app, {
     port: config.HTTP_PORT,

@@ -291,6 +291,120 @@ test('an event received but not sent before a crash (RECEIVED): a redelivery sen
   assert.equal(smtp.messages.length - mails, 2);
 });
 
+const as = (user: string, groups = '') => ({
+  miauserid: user,
+  miausergroups: groups,
+  'content-type': 'application/json',
+});
+
+test('user routes without a user: 401', async () => {
+  for (const path of ['/user/events', '/user-notification-settings']) {
+    assert.equal((await fetch(`${base}${path}`)).status, 401);
+  }
+});
+
+test('GET /user/events: visible events with supported and enabled channels', async () => {
+  await post('/event-settings/', {
+    eventName: 'Staff/Only/v1',
+    userGroups: ['doctors'],
+    supportedChannels: ['sms', 'push'],
+  });
+  const forEve = (await (await fetch(`${base}/user/events`, { headers: as('eve', 'patients') })).json()) as {
+    eventName: string;
+    supportedChannels: string[];
+    enabledChannels: string[];
+  }[];
+  assert.ok(!forEve.some((e) => e.eventName === 'Staff/Only/v1'), 'not visible outside its groups');
+  const forAda = (await (
+    await fetch(`${base}/user/events`, { headers: as('ada', 'doctors') })
+  ).json()) as typeof forEve;
+  assert.deepEqual(
+    forAda.find((e) => e.eventName === 'Staff/Only/v1')?.supportedChannels,
+    ['sms'],
+    'push is not active',
+  );
+  const created = forAda.find((e) => e.eventName === 'AM/AppointmentCreated/v1');
+  assert.deepEqual(
+    created?.supportedChannels,
+    ['email', 'sms'],
+    'a default event without settings: the active channels',
+  );
+});
+
+test('PATCH /user/notification-settings: 403 invisible event, 400 unsupported channel, creates the user own setting inheriting the template', async () => {
+  const hidden = await fetch(`${base}/user/notification-settings`, {
+    method: 'PATCH',
+    headers: as('eve', 'patients'),
+    body: JSON.stringify({ eventName: 'Staff/Only/v1', enabledChannels: ['sms'] }),
+  });
+  assert.equal(hidden.status, 403);
+  const unsupported = await fetch(`${base}/user/notification-settings`, {
+    method: 'PATCH',
+    headers: as('ada', 'doctors'),
+    body: JSON.stringify({ eventName: 'Staff/Only/v1', enabledChannels: ['email'] }),
+  });
+  assert.equal(unsupported.status, 400);
+  await post('/notification-settings', {
+    eventName: 'Custom/Reminder/v1',
+    templateName: 'welcome',
+    group: 'patients',
+    channels: ['email'],
+  });
+  await post('/event-settings/', { eventName: 'Custom/Reminder/v1' });
+  const change = () =>
+    fetch(`${base}/user/notification-settings`, {
+      method: 'PATCH',
+      headers: as('bob', 'patients'),
+      body: JSON.stringify({ eventName: 'Custom/Reminder/v1', enabledChannels: ['sms'] }),
+    });
+  assert.deepEqual(await (await change()).json(), { updated: 0, created: 1 });
+  const own = (await (
+    await fetch(`${base}/user-notification-settings`, { headers: as('bob', 'patients') })
+  ).json()) as {
+    _id: string;
+    user?: string;
+    templateName: string;
+    channels: string[];
+  }[];
+  const mine = own.find((s) => s.user === 'bob');
+  assert.equal(mine?.templateName, 'welcome', 'inherited from the group setting');
+  assert.deepEqual(mine?.channels, ['sms']);
+  assert.ok(
+    own.some((s) => s.user === undefined),
+    'the group setting reaching bob is listed too',
+  );
+  const events = (await (await fetch(`${base}/user/events`, { headers: as('bob', 'patients') })).json()) as {
+    eventName: string;
+    enabledChannels: string[];
+  }[];
+  assert.deepEqual(events.find((e) => e.eventName === 'Custom/Reminder/v1')?.enabledChannels, [
+    'email',
+    'sms',
+  ]);
+  const noTemplate = await fetch(`${base}/user/notification-settings`, {
+    method: 'PATCH',
+    headers: as('bob', 'patients'),
+    body: JSON.stringify({ eventName: 'TMM/TherapyDeleted/v1', enabledChannels: ['sms'] }),
+  });
+  assert.equal(noTemplate.status, 400, 'nothing to inherit a template from');
+  const renamed = await fetch(`${base}/user-notification-settings/${mine?._id}`, {
+    method: 'PATCH',
+    headers: as('bob', 'patients'),
+    body: JSON.stringify({ user: 'eve' }),
+  });
+  assert.equal(renamed.status, 400);
+  const notHis = await fetch(`${base}/user-notification-settings/${mine?._id}`, {
+    method: 'DELETE',
+    headers: as('eve'),
+  });
+  assert.equal(notHis.status, 404);
+  const deleted = await fetch(`${base}/user-notification-settings/${mine?._id}`, {
+    method: 'DELETE',
+    headers: as('bob'),
+  });
+  assert.equal(deleted.status, 204);
+});
+
 test('the status routes answer with the service name', async () => {
   const ready = await fetch(`${base}/-/ready`);
   assert.equal(ready.status, 200);
