@@ -1,15 +1,22 @@
-import { randomUUID } from 'node:crypto';
 import type { Hono } from 'hono';
-import { type Document, MongoServerError, ObjectId } from 'mongodb';
+import { type Document, ObjectId } from 'mongodb';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { createServiceApp, HttpError, healthRoutes, type PackageInfo } from '../kit/index.ts';
-import { bodyOf, EVENT_BODY, EVENT_SETTING_BODY, NOTIFICATION_SETTING_BODY, SEND_BODY } from './bodies.ts';
+import {
+  bodyOf,
+  EVENT_BODY,
+  EVENT_SETTING_BODY,
+  NOTIFICATION_SETTING_BODY,
+  SEND_BODY,
+  TEMPLATE_BODY,
+} from './bodies.ts';
 import type { Deliver } from './channels.ts';
 import type { Channel } from './config.ts';
+import { crudRoutes } from './crud-routes.ts';
 import { dispatch, failuresOf } from './dispatch.ts';
 import type { EventProcessor } from './events.ts';
-import type { Collections, Stored } from './store.ts';
+import type { Collections } from './store.ts';
 import { inlineTemplate, type RenderMessage } from './templates.ts';
 import { userRoutes } from './user-routes.ts';
 import type { Users } from './users.ts';
@@ -29,27 +36,10 @@ export interface NotificationAppOptions {
   readonly groupsHeader: string;
 }
 
-const DUPLICATE_KEY = 11000;
-
-async function insertUnique(collection: Collections['eventSettings'], doc: Stored, what: string) {
-  try {
-    await collection.insertOne(doc);
-  } catch (error) {
-    if (error instanceof MongoServerError && error.code === DUPLICATE_KEY)
-      throw new HttpError(409, `${what} already exists`);
-    throw error;
-  }
-}
-
 async function found<T>(value: Promise<T | null>, what: string): Promise<T> {
   const result = await value;
   if (result === null) throw new HttpError(404, `${what} not found`);
   return result;
-}
-
-async function deleted(collection: Collections['eventSettings'], id: string, what: string) {
-  const { deletedCount } = await collection.deleteOne({ _id: id });
-  if (deletedCount === 0) throw new HttpError(404, `${what} not found`);
 }
 
 /** The template a `/send` names by `templateId`: an ObjectId or a string `_id`. */
@@ -63,6 +53,7 @@ export function createNotificationApp(options: NotificationAppOptions): Hono {
     logger: options.logger,
     registry: options.registry,
     health: healthRoutes({ ...options.info, ready: options.ready }),
+    ignoreTrailingSlash: true,
   });
 
   app.route(
@@ -101,7 +92,7 @@ export function createNotificationApp(options: NotificationAppOptions): Hono {
     return c.json({ failures: failuresOf(outcomes) });
   });
 
-  app.post('/notification-events/', async (c) => {
+  app.post('/notification-events', async (c) => {
     const event = await bodyOf(c, EVENT_BODY);
     const { notifications } = await events.process(event, { type: 'http', path: c.req.path });
     return c.json({ _id: notifications[0]?._id, notifications });
@@ -114,69 +105,34 @@ export function createNotificationApp(options: NotificationAppOptions): Hono {
     c.json(await found(store.notifications.findOne({ _id: c.req.param('id') }), 'notification')),
   );
 
-  app.get('/event-settings/', async (c) =>
-    c.json(await store.eventSettings.find().sort({ eventName: 1 }).toArray()),
+  app.route(
+    '/event-settings',
+    crudRoutes({
+      collection: store.eventSettings,
+      schema: EVENT_SETTING_BODY,
+      what: 'event settings',
+      uniqueField: 'eventName',
+      sortBy: 'eventName',
+    }),
   );
-  app.post('/event-settings/', async (c) => {
-    const body = await bodyOf(c, EVENT_SETTING_BODY);
-    const doc = { _id: randomUUID(), ...body };
-    await insertUnique(store.eventSettings, doc, `event settings for "${body.eventName}"`);
-    return c.json({ _id: doc._id });
-  });
-  app.patch('/event-settings/:id', async (c) => {
-    const body = await bodyOf(c, EVENT_SETTING_BODY.partial());
-    try {
-      return c.json(
-        await found(
-          store.eventSettings.findOneAndUpdate(
-            { _id: c.req.param('id') },
-            { $set: body },
-            { returnDocument: 'after' },
-          ),
-          'event settings',
-        ),
-      );
-    } catch (error) {
-      if (error instanceof MongoServerError && error.code === DUPLICATE_KEY)
-        throw new HttpError(409, `event settings for "${body.eventName}" already exist`);
-      throw error;
-    }
-  });
-  app.delete('/event-settings/:id', async (c) => {
-    await deleted(store.eventSettings, c.req.param('id'), 'event settings');
-    return c.body(null, 204);
-  });
-
-  app.get('/notification-settings', async (c) =>
-    c.json(await store.notificationSettings.find().sort({ _id: 1 }).limit(200).toArray()),
+  app.route(
+    '/notification-settings',
+    crudRoutes({
+      collection: store.notificationSettings,
+      schema: NOTIFICATION_SETTING_BODY,
+      what: 'notification settings',
+      sortBy: 'eventName',
+    }),
   );
-  app.post('/notification-settings', async (c) => {
-    const body = await bodyOf(c, NOTIFICATION_SETTING_BODY);
-    const doc = { _id: randomUUID(), ...body };
-    await store.notificationSettings.insertOne(doc);
-    return c.json({ _id: doc._id });
-  });
-  app.get('/notification-settings/:id', async (c) =>
-    c.json(
-      await found(store.notificationSettings.findOne({ _id: c.req.param('id') }), 'notification settings'),
-    ),
+  app.route(
+    '/templates',
+    crudRoutes({
+      collection: store.templates,
+      schema: TEMPLATE_BODY,
+      what: 'templates',
+      uniqueField: 'name',
+      sortBy: 'name',
+    }),
   );
-  app.patch('/notification-settings/:id', async (c) => {
-    const body = await bodyOf(c, NOTIFICATION_SETTING_BODY.partial());
-    return c.json(
-      await found(
-        store.notificationSettings.findOneAndUpdate(
-          { _id: c.req.param('id') },
-          { $set: body },
-          { returnDocument: 'after' },
-        ),
-        'notification settings',
-      ),
-    );
-  });
-  app.delete('/notification-settings/:id', async (c) => {
-    await deleted(store.notificationSettings, c.req.param('id'), 'notification settings');
-    return c.body(null, 204);
-  });
   return app;
 }

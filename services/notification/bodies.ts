@@ -64,10 +64,30 @@ export const NOTIFICATION_SETTING_BODY = z.object({
   group: z.string().min(1).optional(),
   cluster: z.string().min(1).optional(),
   role: z.string().min(1).optional(),
-  rule: z.enum(['SEND', 'IGNORE']).default('SEND'),
+  /** Absent: SEND. */
+  rule: z.enum(['SEND', 'IGNORE']).optional(),
   emitters: names.optional(),
   hours: z.array(z.string().regex(/^\d\d:\d\d-\d\d:\d\d$/, { error: 'expected HH:MM-HH:MM' })).optional(),
   reminders: z.array(z.string().regex(/^P/, { error: 'expected an ISO 8601 duration' })).optional(),
+});
+
+const templateText = z.string().optional();
+
+/** A message template (the reference's templates CRUD); channel fields support Handlebars. */
+export const TEMPLATE_BODY = z.object({
+  name: z.string().min(1),
+  emailTitle: templateText,
+  emailMessage: templateText,
+  emailHtmlMessage: templateText,
+  emailAttachments: z.array(z.object({ file: z.string().min(1) }).loose()).optional(),
+  smsMessage: templateText,
+  voiceMessage: templateText,
+  pushTitle: templateText,
+  pushSubtitle: templateText,
+  pushMessage: templateText,
+  pushData: templateText,
+  whatsappTemplateName: templateText,
+  whatsappTemplateParameters: templateText,
 });
 
 /** The JSON body parsed by `schema`, or a 400 listing every problem. */

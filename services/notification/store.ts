@@ -8,7 +8,7 @@ export interface Stored extends Document {
 
 export interface Collections {
   readonly users: Collection<Document>;
-  readonly templates: Collection<Document>;
+  readonly templates: Collection<Stored>;
   readonly events: Collection<Stored>;
   readonly eventSettings: Collection<Stored>;
   readonly notifications: Collection<Stored>;
@@ -19,7 +19,7 @@ export interface Collections {
 export function collections(db: Db, config: NotificationConfig): Collections {
   return {
     users: db.collection(config.USERS_CRUD_NAME),
-    templates: db.collection(config.TEMPLATES_CRUD_NAME),
+    templates: db.collection<Stored>(config.TEMPLATES_CRUD_NAME),
     events: db.collection<Stored>(config.EVENTS_CRUD_NAME),
     eventSettings: db.collection<Stored>(config.EVENTS_SETTINGS_CRUD_NAME),
     notifications: db.collection<Stored>(config.NOTIFICATIONS_CRUD_NAME),
@@ -34,7 +34,7 @@ export async function ensureIndexes(store: Collections, userIdField: string): Pr
     store.notificationSettings.createIndex({ eventName: 1 }),
     store.notifications.createIndex({ 'event.id': 1 }),
     store.events.createIndex({ name: 1, status: 1 }),
-    store.templates.createIndex({ name: 1 }),
+    store.templates.createIndex({ name: 1 }, { unique: true }),
     ...(userIdField === '_id' ? [] : [store.users.createIndex({ [userIdField]: 1 })]),
   ]);
 }

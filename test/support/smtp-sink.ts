@@ -23,7 +23,10 @@ export interface SmtpSink {
   stop(): Promise<void>;
 }
 
-export async function startSmtpSink(): Promise<SmtpSink> {
+/** `port` 0 (default): any free port; `onMessage` sees each message as it arrives. */
+export async function startSmtpSink(
+  options: { port?: number; onMessage?: (mail: ReceivedMail) => void } = {},
+): Promise<SmtpSink> {
   const messages: ReceivedMail[] = [];
   const sockets = new Set<Socket>();
   const server = createServer((socket) => {
@@ -43,7 +46,9 @@ export async function startSmtpSink(): Promise<SmtpSink> {
         pending = pending.slice(end + 2);
         if (data) {
           if (line === '.') {
-            messages.push({ from, to, data: data.join('\r\n') });
+            const mail = { from, to, data: data.join('\r\n') };
+            messages.push(mail);
+            options.onMessage?.(mail);
             data = undefined;
             to = [];
             reply('250 queued');
@@ -59,7 +64,7 @@ export async function startSmtpSink(): Promise<SmtpSink> {
       }
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
     url: `smtp://127.0.0.1:${port}`,

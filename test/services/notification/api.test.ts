@@ -209,6 +209,23 @@ test('event settings: create, list, 409 on a duplicate event name, patch, delete
   assert.equal((await fetch(`${base}/event-settings/${_id}`, { method: 'DELETE' })).status, 404);
 });
 
+test('templates: created, 409 on a duplicate name, listed with or without the trailing slash, filtered', async () => {
+  const created = await post('/templates', { name: 'reminder', smsMessage: 'Remember {{what}}' });
+  assert.equal(created.status, 200);
+  const duplicate = await post('/templates/', { name: 'reminder' });
+  assert.equal(duplicate.status, 409);
+  assert.match(((await duplicate.json()) as { message: string }).message, /"reminder"/);
+  for (const path of ['/templates', '/templates/']) {
+    const list = (await (await fetch(`${base}${path}?name=reminder`)).json()) as { name: string }[];
+    assert.deepEqual(
+      list.map((t) => t.name),
+      ['reminder'],
+    );
+  }
+  assert.equal((await post('/templates', { smsMessage: 'no name' })).status, 400);
+  assert.equal((await fetch(`${base}/templates`, { method: 'PUT' })).status, 405);
+});
+
 test('an unknown event: 400 "Unknown event", stored as ERROR', async () => {
   const answer = await post('/notification-events/', { id: 'e-unknown', name: 'Nobody/Knows/v1' });
   assert.equal(answer.status, 400);
