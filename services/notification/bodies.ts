@@ -2,6 +2,7 @@ import type { Context } from 'hono';
 import { z } from 'zod';
 import { HttpError } from '../kit/index.ts';
 import { CHANNELS } from './config.ts';
+import { durationMs } from './duration.ts';
 
 const names = z.array(z.string().min(1));
 
@@ -68,7 +69,13 @@ export const NOTIFICATION_SETTING_BODY = z.object({
   rule: z.enum(['SEND', 'IGNORE']).optional(),
   emitters: names.optional(),
   hours: z.array(z.string().regex(/^\d\d:\d\d-\d\d:\d\d$/, { error: 'expected HH:MM-HH:MM' })).optional(),
-  reminders: z.array(z.string().regex(/^P/, { error: 'expected an ISO 8601 duration' })).optional(),
+  reminders: z
+    .array(
+      z.string().refine((text) => durationMs(text) !== undefined, {
+        error: 'expected an ISO 8601 duration in weeks, days, hours, minutes, seconds (P1D, PT2H)',
+      }),
+    )
+    .optional(),
 });
 
 const templateText = z.string().optional();

@@ -29,6 +29,9 @@ const ENV = z.object({
   EVENTS_SETTINGS_CRUD_NAME: collection('event_settings'),
   NOTIFICATIONS_CRUD_NAME: collection('notifications'),
   NOTIFICATIONS_SETTINGS_CRUD_NAME: collection('notifications_settings'),
+  /** The built-in scheduler's reminders (ours: the reference keeps them in the timer service). */
+  REMINDERS_CRUD_NAME: collection('notification_reminders'),
+  REMINDERS_POLL_MS: envInteger(100, 3_600_000).default(1000),
   /** The reference's service configuration file (active channels, senders, user fields). */
   CONFIGURATION_PATH: z.string().min(1).optional(),
   KAFKA_BROKERS: z.string().min(1).optional(),

@@ -5,6 +5,7 @@ import { HttpError } from '../kit/index.ts';
 import type { Deliver } from './channels.ts';
 import type { Channel } from './config.ts';
 import { dispatch, type MessageOutcome } from './dispatch.ts';
+import type { Reminders } from './reminders.ts';
 import { audienceOf, type NotificationSetting, resolveSettings } from './settings.ts';
 import type { Collections, Stored } from './store.ts';
 import type { RenderMessage } from './templates.ts';
@@ -43,6 +44,17 @@ export interface ProcessedEvent {
 
 const DUPLICATE_KEY = 11000;
 
+/** Events about a resource changed or gone: `AM/AppointmentUpdated/v1`, `TMM/TherapyDeleted/v1`, … */
+const ABORTS_REMINDERS = /(Updated|Deleted)\/v\d+$/;
+
+/** The date reminders count back from: the payload's `startDate` or `date`. */
+function eventDate(event: IncomingEvent): Date | undefined {
+  const value = event.payload?.startDate ?? event.payload?.date;
+  if (typeof value !== 'string' && typeof value !== 'number') return undefined;
+  const date = new Date(value);
+  return Number.isNaN(date.getTime()) ? undefined : date;
+}
+
 /** A notification per (event, recipient): its `_id` is what makes a redelivered event send nothing twice. */
 const notificationId = (eventId: string, userId: string) => `${eventId}:${userId}`;
 
@@ -61,6 +73,7 @@ export class EventProcessor {
     private readonly activeChannels: readonly Channel[],
     private readonly render: RenderMessage,
     private readonly deliver: Deliver,
+    private readonly reminders: Reminders,
     private readonly now: () => Date = () => new Date(),
   ) {}
 
@@ -82,6 +95,8 @@ export class EventProcessor {
       const validate = this.ajv.compile(setting.eventSchema);
       if (!validate(event)) return this.reject(id, `invalid event: ${this.ajv.errorsText(validate.errors)}`);
     }
+    // A changed or deleted resource: its pending reminders are stale (an update schedules anew).
+    if (event.key && ABORTS_REMINDERS.test(event.name)) await this.reminders.abort(event.key);
     const notifications = await this.notify(id, event, setting?.supportedChannels);
     await this.store.events.updateOne(
       { _id: id },
@@ -115,7 +130,13 @@ export class EventProcessor {
     for (const user of candidates) {
       if (already.has(user.id)) continue;
       const messages: MessageOutcome[] = [];
-      for (const { templateName, channels } of resolveSettings(settings, user, emitter, this.now())) {
+      const reminders: unknown[] = [];
+      for (const { templateName, channels, reminders: schedules } of resolveSettings(
+        settings,
+        user,
+        emitter,
+        this.now(),
+      )) {
         const template = await this.store.templates.findOne({ name: templateName });
         if (!template) {
           messages.push(
@@ -134,16 +155,47 @@ export class EventProcessor {
           this.deliver,
         );
         messages.push(...(sent.get(user.id) ?? []));
+        reminders.push(
+          ...(await this.remind(
+            id,
+            event,
+            user.id,
+            { templateName, channels: channels.filter(allowed), schedules },
+            data,
+          )),
+        );
       }
-      if (messages.length === 0) continue;
+      if (messages.length === 0 && reminders.length === 0) continue;
       await this.store.notifications.insertOne({
         _id: notificationId(id, user.id),
         event: { id, name: event.name, key: event.key },
         recipient: user.id,
         messages,
+        reminders,
         createdAt: this.now(),
       });
     }
     return this.notificationsOf(id);
+  }
+
+  /** Reminders before the event date (none for a deletion, or without a date). */
+  private remind(
+    eventId: string,
+    event: IncomingEvent,
+    recipient: string,
+    what: { templateName: string; channels: Channel[]; schedules: string[] },
+    data: unknown,
+  ) {
+    const date = eventDate(event);
+    if (!date || what.schedules.length === 0 || /Deleted\/v\d+$/.test(event.name)) return [];
+    return this.reminders.schedule({
+      eventId,
+      eventName: event.name,
+      key: event.key,
+      recipient,
+      ...what,
+      eventDate: date,
+      data,
+    });
   }
 }

@@ -14,12 +14,15 @@ export interface NotificationSetting extends Document {
   readonly rule?: 'SEND' | 'IGNORE';
   readonly emitters?: readonly string[];
   readonly hours?: readonly string[];
+  readonly reminders?: readonly string[];
 }
 
 /** What one user gets for one event: a template on some channels. */
 export interface Delivery {
   readonly templateName: string;
   readonly channels: Channel[];
+  /** ISO 8601 durations before the event date, merged from the deciding settings. */
+  readonly reminders: string[];
 }
 
 /**
@@ -85,7 +88,8 @@ export function resolveSettings(
     const channels = new Set<Channel>();
     for (const s of top)
       if (withinHours(s.hours, now, user.timeZone)) for (const c of s.channels) channels.add(c);
-    if (channels.size > 0) deliveries.push({ templateName, channels: [...channels] });
+    const reminders = [...new Set(top.flatMap((s) => s.reminders ?? []))];
+    if (channels.size > 0) deliveries.push({ templateName, channels: [...channels], reminders });
   }
   return deliveries;
 }

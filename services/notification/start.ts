@@ -9,6 +9,7 @@ import { createDelivery } from './channels.ts';
 import type { NotificationConfig } from './config.ts';
 import { EventProcessor } from './events.ts';
 import { type KafkaIntake, startKafkaIntake } from './kafka-intake.ts';
+import { Reminders } from './reminders.ts';
 import { collections, ensureIndexes } from './store.ts';
 import { createRenderer } from './templates.ts';
 import { Users } from './users.ts';
@@ -34,7 +35,9 @@ export async function startNotificationService(
   const activeChannels = config.service.activeChannels;
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'streamfold_' });
-  const events = new EventProcessor(store, users, activeChannels, render, delivery.deliver);
+  const reminders = new Reminders(store, users, render, delivery.deliver, logger);
+  const stopReminders = reminders.run(config.REMINDERS_POLL_MS);
+  const events = new EventProcessor(store, users, activeChannels, render, delivery.deliver, reminders);
   const kafka = await startKafka(config, events, logger);
   const app = createNotificationApp({
     store,
@@ -55,7 +58,7 @@ export async function startNotificationService(
     logger,
     delayShutdownSeconds: config.DELAY_SHUTDOWN_SECONDS,
     handleSignals: options.handleSignals ?? true,
-    onShutdown: [() => kafka?.stop(), () => delivery.close(), () => client.close()],
+    onShutdown: [() => kafka?.stop(), stopReminders, () => delivery.close(), () => client.close()],
   });
   return Object.assign(server, { kafka });
 }

@@ -1,5 +1,6 @@
 import type { Collection, Db, Document } from 'mongodb';
 import type { NotificationConfig } from './config.ts';
+import type { Reminder } from './reminders.ts';
 
 /** Every document this service stores has a string `_id` (the API's `:id`). */
 export interface Stored extends Document {
@@ -13,6 +14,7 @@ export interface Collections {
   readonly eventSettings: Collection<Stored>;
   readonly notifications: Collection<Stored>;
   readonly notificationSettings: Collection<Stored>;
+  readonly reminders: Collection<Reminder>;
 }
 
 /** The six collections, named by the reference's `*_CRUD_NAME` variables. */
@@ -24,6 +26,7 @@ export function collections(db: Db, config: NotificationConfig): Collections {
     eventSettings: db.collection<Stored>(config.EVENTS_SETTINGS_CRUD_NAME),
     notifications: db.collection<Stored>(config.NOTIFICATIONS_CRUD_NAME),
     notificationSettings: db.collection<Stored>(config.NOTIFICATIONS_SETTINGS_CRUD_NAME),
+    reminders: db.collection<Reminder>(config.REMINDERS_CRUD_NAME),
   };
 }
 
@@ -35,6 +38,8 @@ export async function ensureIndexes(store: Collections, userIdField: string): Pr
     store.notifications.createIndex({ 'event.id': 1 }),
     store.events.createIndex({ name: 1, status: 1 }),
     store.templates.createIndex({ name: 1 }, { unique: true }),
+    store.reminders.createIndex({ status: 1, expirationDate: 1 }),
+    store.reminders.createIndex({ key: 1, status: 1 }),
     ...(userIdField === '_id' ? [] : [store.users.createIndex({ [userIdField]: 1 })]),
   ]);
 }
