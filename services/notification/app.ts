@@ -16,6 +16,7 @@ import type { Channel } from './config.ts';
 import { crudRoutes } from './crud-routes.ts';
 import { dispatch, failuresOf } from './dispatch.ts';
 import type { EventProcessor } from './events.ts';
+import { openApiDocument } from './openapi.ts';
 import type { Collections } from './store.ts';
 import { inlineTemplate, type RenderMessage } from './templates.ts';
 import { userRoutes } from './user-routes.ts';
@@ -56,6 +57,8 @@ export function createNotificationApp(options: NotificationAppOptions): Hono {
     ignoreTrailingSlash: true,
   });
 
+  const document = openApiDocument(options.info);
+  app.get('/documentation/json', (c) => c.json(document));
   app.route(
     '/',
     userRoutes({

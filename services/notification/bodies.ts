@@ -78,6 +78,12 @@ export const NOTIFICATION_SETTING_BODY = z.object({
     .optional(),
 });
 
+/** `PATCH /user/notification-settings`. */
+export const PATCH_OWN_SETTINGS_BODY = z.object({
+  eventName: z.string().min(1),
+  enabledChannels: z.array(z.enum(CHANNELS)),
+});
+
 const templateText = z.string().optional();
 
 /** A message template (the reference's templates CRUD); channel fields support Handlebars. */

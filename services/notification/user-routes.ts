@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Hono } from 'hono';
-import { z } from 'zod';
 import { HttpError } from '../kit/index.ts';
-import { bodyOf, NOTIFICATION_SETTING_BODY } from './bodies.ts';
-import { CHANNELS, type Channel } from './config.ts';
+import { bodyOf, NOTIFICATION_SETTING_BODY, PATCH_OWN_SETTINGS_BODY } from './bodies.ts';
+import type { Channel } from './config.ts';
 import { DEFAULT_EVENTS } from './events.ts';
 import { type NotificationSetting, precedence, targets } from './settings.ts';
 import type { Collections, Stored } from './store.ts';
@@ -16,11 +15,6 @@ export interface UserRoutesOptions {
   readonly userIdHeader: string;
   readonly groupsHeader: string;
 }
-
-const PATCH_OWN_SETTINGS = z.object({
-  eventName: z.string().min(1),
-  enabledChannels: z.array(z.enum(CHANNELS)),
-});
 
 /** An event as the logged user sees it (`GET /user/events`). */
 interface VisibleEvent {
@@ -125,7 +119,7 @@ export function userRoutes({
 
   app.patch('/user/notification-settings', async (c) => {
     const user = await caller(c.req.header.bind(c.req));
-    const { eventName, enabledChannels } = await bodyOf(c, PATCH_OWN_SETTINGS);
+    const { eventName, enabledChannels } = await bodyOf(c, PATCH_OWN_SETTINGS_BODY);
     const event = (await visibleEvents(user)).find((e) => e.eventName === eventName);
     if (!event) throw new HttpError(403, `the event "${eventName}" is not visible to the user`);
     const unsupported = enabledChannels.filter((ch) => !event.supportedChannels.includes(ch));

@@ -422,6 +422,29 @@ test('PATCH /user/notification-settings: 403 invisible event, 400 unsupported ch
   assert.equal(deleted.status, 204);
 });
 
+test('GET /documentation/json: every route, the body schemas from the zod schemas', async () => {
+  const doc = (await (await fetch(`${base}/documentation/json`)).json()) as {
+    openapi: string;
+    paths: Record<
+      string,
+      Record<string, { requestBody?: { content: Record<string, { schema: { required?: string[] } }> } }>
+    >;
+  };
+  assert.equal(doc.openapi, '3.1.0');
+  for (const path of [
+    '/send',
+    '/notification-events',
+    '/event-settings/{id}',
+    '/templates',
+    '/user/notification-settings',
+  ]) {
+    assert.ok(doc.paths[path], path);
+  }
+  assert.deepEqual(doc.paths['/send']?.post?.requestBody?.content['application/json']?.schema.required, [
+    'channels',
+  ]);
+});
+
 test('the status routes answer with the service name', async () => {
   const ready = await fetch(`${base}/-/ready`);
   assert.equal(ready.status, 200);
