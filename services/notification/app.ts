@@ -34,6 +34,8 @@ export interface NotificationAppOptions {
   readonly logger: Logger;
   readonly registry: Registry;
   readonly userIdHeader: string;
+  /** Attachments are refused up front without it. */
+  readonly fileServiceUrl?: string;
   readonly groupsHeader: string;
 }
 
@@ -72,6 +74,9 @@ export function createNotificationApp(options: NotificationAppOptions): Hono {
 
   app.post('/send', async (c) => {
     const body = await bodyOf(c, SEND_BODY);
+    if (body.emailAttachments?.length && !options.fileServiceUrl) {
+      throw new HttpError(400, 'emailAttachments need FILE_SERVICE_URL, which is not set');
+    }
     const inactive = body.channels.filter((ch) => !activeChannels.includes(ch));
     if (inactive.length > 0) throw new HttpError(400, `channels not active: ${inactive.join(', ')}`);
     const template = body.templateId
@@ -85,6 +90,7 @@ export function createNotificationApp(options: NotificationAppOptions): Hono {
         data: body.data ?? {},
         extras: {
           sender: body.emailSender,
+          attachments: body.emailAttachments,
           carbonCopies: body.emailCarbonCopies,
           blindCarbonCopies: body.emailBlindCarbonCopies,
         },

@@ -16,6 +16,18 @@ export const SEND_BODY = z
     messageContent: z.string().optional(),
     templateId: z.string().min(1).optional(),
     data: z.record(z.string(), z.unknown()).optional(),
+    /** Objects since the reference's 1.2.0; a plain file name is taken as `{file}` (before 1.2.0). */
+    emailAttachments: z
+      .array(
+        z.union([
+          z
+            .string()
+            .min(1)
+            .transform((file) => ({ file })),
+          z.object({ file: z.string().min(1), name: z.string().min(1).optional() }).loose(),
+        ]),
+      )
+      .optional(),
     emailSender: z.string().min(1).optional(),
     emailCarbonCopies: z.array(z.string()).optional(),
     emailBlindCarbonCopies: z.array(z.string()).optional(),

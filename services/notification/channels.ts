@@ -1,6 +1,7 @@
 import nodemailer from 'nodemailer';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
 import { request } from 'undici';
+import { type AttachmentRef, downloadAttachments } from './attachments.ts';
 import type { Channel, NotificationConfig } from './config.ts';
 import { PermanentError, withRetries } from './retry.ts';
 
@@ -13,6 +14,7 @@ export interface Message {
   readonly sender?: string;
   readonly carbonCopies?: readonly string[];
   readonly blindCarbonCopies?: readonly string[];
+  readonly attachments?: readonly AttachmentRef[];
   /** push */
   readonly pushData?: unknown;
 }
@@ -72,6 +74,11 @@ export function createDelivery(config: NotificationConfig): Delivery {
   const once: Deliver = async (channel, address, message) => {
     switch (channel) {
       case 'email': {
+        const attachments = await downloadAttachments(
+          config.FILE_SERVICE_URL,
+          message.attachments ?? [],
+          timeoutMs,
+        );
         const mail = {
           from: message.sender ?? sender.email,
           to: address,
@@ -79,6 +86,7 @@ export function createDelivery(config: NotificationConfig): Delivery {
           bcc: message.blindCarbonCopies ? [...message.blindCarbonCopies] : undefined,
           subject: message.title ?? '',
           ...(message.html ? { html: message.html } : { text: message.content }),
+          attachments,
         };
         if (!smtp) {
           const { from, to, subject, cc, bcc } = mail;
@@ -89,6 +97,10 @@ export function createDelivery(config: NotificationConfig): Delivery {
             bcc,
             subject,
             ...(message.html ? { htmlMessage: message.html } : { textMessage: message.content }),
+            attachments: attachments.map((a) => ({
+              name: a.filename,
+              content: a.content.toString('base64'),
+            })),
           });
         }
         try {
@@ -98,7 +110,10 @@ export function createDelivery(config: NotificationConfig): Delivery {
           // 5xx SMTP replies (unknown mailbox, rejected sender) do not change on a retry.
           throw code !== undefined && code >= 500 ? new PermanentError((error as Error).message) : error;
         }
-        return { message: { sender: mail.from, recipient: address, subject: mail.subject } };
+        return {
+          message: { sender: mail.from, recipient: address, subject: mail.subject },
+          attachments: message.attachments,
+        };
       }
       case 'sms':
         return send(config.SMS_SERVICE_URL, channel, {

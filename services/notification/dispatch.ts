@@ -50,7 +50,8 @@ export async function dispatch(
           }
           if (!message) return undefined;
           try {
-            const service = await deliver(channel, address, { ...message, ...extras });
+            const attachments = [...(message.attachments ?? []), ...(extras?.attachments ?? [])];
+            const service = await deliver(channel, address, { ...message, ...extras, attachments });
             return { ...base, status: 'SUCCESS', service };
           } catch (error) {
             return { ...base, status: 'FAILURE', error: { message: (error as Error).message } };

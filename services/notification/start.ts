@@ -51,6 +51,7 @@ export async function startNotificationService(
     logger,
     registry,
     userIdHeader: config.USERID_HEADER_KEY,
+    fileServiceUrl: config.FILE_SERVICE_URL,
     groupsHeader: config.GROUPS_HEADER_KEY,
   });
   const server = await serve(app, {

@@ -1,6 +1,7 @@
 /**
  * A loopback HTTP server that records every JSON request and answers with the status the test
- * sets (`failWith`), standing for a channel service (SMS, voice, push, mail, …) in tests.
+ * sets (`failWith`), standing for a channel service (SMS, voice, push, mail, …) in tests; a GET
+ * of one of `files`' paths answers that file, of another path 404 (a file service).
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -19,7 +20,7 @@ export interface HttpSink {
   stop(): Promise<void>;
 }
 
-export async function startHttpSink(): Promise<HttpSink> {
+export async function startHttpSink(files: Readonly<Record<string, Buffer>> = {}): Promise<HttpSink> {
   const calls: RecordedCall[] = [];
   let failure = { status: 200, times: 0 };
   const server: Server = createServer((req, res) => {
@@ -32,6 +33,11 @@ export async function startHttpSink(): Promise<HttpSink> {
         path: req.url ?? '',
         body: text ? JSON.parse(text) : undefined,
       });
+      if (req.method === 'GET') {
+        const file = files[req.url ?? ''];
+        res.writeHead(file ? 200 : 404).end(file ?? 'no such file');
+        return;
+      }
       const status = failure.times > 0 ? failure.status : 200;
       if (failure.times > 0) failure = { ...failure, times: failure.times - 1 };
       res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ status }));

@@ -14,6 +14,7 @@ let client: MongoClient;
 let db: Db;
 let smtp: SmtpSink;
 let sms: HttpSink;
+let files: HttpSink;
 let server: RunningServer;
 let base: string;
 
@@ -31,7 +32,15 @@ const patch = (path: string, body: unknown) =>
   });
 
 test.before(async () => {
-  [mongo, smtp, sms] = await Promise.all([startMongo(), startSmtpSink(), startHttpSink()]);
+  [mongo, smtp, sms, files] = await Promise.all([
+    startMongo(),
+    startSmtpSink(),
+    startHttpSink(),
+    startHttpSink({
+      '/download/report.pdf': Buffer.from('%PDF-1.4 report'),
+      '/download/huge.bin': Buffer.alloc(15 * 1024 * 1024 + 1),
+    }),
+  ]);
   client = await MongoClient.connect(mongo.url);
   db = client.db(mongo.database);
   await db.collection('users').insertMany([
@@ -67,6 +76,7 @@ test.before(async () => {
     MONGODB_DATABASE: mongo.database,
     SMTP_URL: smtp.url,
     SMS_SERVICE_URL: sms.url,
+    FILE_SERVICE_URL: files.url,
     CHANNEL_RETRIES: '2',
   });
   server = await startNotificationService(config, {
@@ -79,7 +89,7 @@ test.before(async () => {
 test.after(async () => {
   await server?.close();
   await client?.close();
-  await Promise.all([mongo?.stop(), smtp?.stop(), sms?.stop()]);
+  await Promise.all([mongo?.stop(), smtp?.stop(), sms?.stop(), files?.stop()]);
 });
 
 test('POST /send with a template: the email reaches the SMTP server, rendered, once per user', async () => {
@@ -123,6 +133,36 @@ test('POST /send with title and content on SMS: the SMS service gets it; a user 
     receiver: calls[0]?.body && (calls[0].body as { receiver: string }).receiver,
     body: 'Hi you',
   });
+});
+
+test('emailAttachments from the file service (names and objects); a missing file or more than 15 MB fails the delivery', async () => {
+  const before = smtp.messages.length;
+  const base64 = Buffer.from('%PDF-1.4 report').toString('base64');
+  const ok = await post('/send', {
+    channels: ['email'],
+    recipients: ['ada'],
+    messageTitle: 'Report',
+    messageContent: 'attached',
+    emailAttachments: ['report.pdf', { file: 'report.pdf', name: 'copy.pdf' }],
+  });
+  assert.deepEqual(await ok.json(), { failures: [] });
+  const mail = smtp.messages[before]?.data ?? '';
+  assert.match(mail, /filename=report\.pdf/);
+  assert.match(mail, /filename=copy\.pdf/);
+  assert.ok(mail.includes(base64) || mail.includes('%PDF-1.4 report'), 'the file content (base64 or 7bit)');
+  for (const file of ['missing.pdf', 'huge.bin']) {
+    const answer = await post('/send', {
+      channels: ['email'],
+      recipients: ['ada'],
+      messageTitle: 't',
+      messageContent: 'c',
+      emailAttachments: [file],
+    });
+    const { failures } = (await answer.json()) as { failures: { error: string }[] };
+    assert.equal(failures.length, 1, file);
+    assert.match(failures[0]?.error ?? '', file === 'huge.bin' ? /larger than/ : /404/);
+  }
+  assert.equal(smtp.messages.length - before, 1, 'no email without its attachments');
 });
 
 test('a channel service down then back: retried with backoff, no failure', async () => {
