@@ -34,6 +34,9 @@ export interface Delivery {
   close(): void;
 }
 
+/** SMTP connections kept open at most (nodemailer's pool). */
+const SMTP_CONNECTIONS = 5;
+
 /** HTTP answers worth another try: the service is overloaded or restarting. */
 const TRANSIENT_STATUS = new Set([408, 429, 500, 502, 503, 504]);
 
@@ -64,6 +67,9 @@ export function createDelivery(config: NotificationConfig): Delivery {
         url: config.SMTP_URL,
         connectionTimeout: timeoutMs,
         socketTimeout: timeoutMs,
+        // Connections reused across emails: a new SMTP handshake per email costs more than the email.
+        pool: true,
+        maxConnections: SMTP_CONNECTIONS,
       } as SMTPTransport.Options)
     : undefined;
   const send = (url: string | undefined, channel: Channel, body: Record<string, unknown>) => {

@@ -8,8 +8,8 @@ import { dispatch, type MessageOutcome } from './dispatch.ts';
 import type { Reminders } from './reminders.ts';
 import { audienceOf, type NotificationSetting, resolveSettings } from './settings.ts';
 import type { Collections, Stored } from './store.ts';
-import type { RenderMessage } from './templates.ts';
-import type { Users } from './users.ts';
+import type { RenderMessage, Template } from './templates.ts';
+import type { User, Users } from './users.ts';
 
 /** The events the reference handles without a custom handler. */
 export const DEFAULT_EVENTS: readonly string[] = [
@@ -43,6 +43,20 @@ export interface ProcessedEvent {
 }
 
 const DUPLICATE_KEY = 11000;
+
+/** What every recipient of one event shares. */
+interface EventContext {
+  readonly id: string;
+  readonly event: IncomingEvent;
+  readonly settings: readonly NotificationSetting[];
+  readonly templates: ReadonlyMap<string, Template>;
+  readonly allowed: (channel: Channel) => boolean;
+  readonly data: unknown;
+  readonly emitter: string | undefined;
+}
+
+/** Recipients of one event served at once. */
+const RECIPIENTS_AT_ONCE = 20;
 
 /** Events about a resource changed or gone: `AM/AppointmentUpdated/v1`, `TMM/TherapyDeleted/v1`, … */
 const ABORTS_REMINDERS = /(Updated|Deleted)\/v\d+$/;
@@ -127,55 +141,69 @@ export class EventProcessor {
     const emitter = typeof event.metadata?.emitter === 'string' ? event.metadata.emitter : undefined;
     const allowed = (c: Channel) => this.activeChannels.includes(c) && (!supported || supported.includes(c));
     const data = { ...event.payload, event };
-    for (const user of candidates) {
-      if (already.has(user.id)) continue;
-      const messages: MessageOutcome[] = [];
-      const reminders: unknown[] = [];
-      for (const { templateName, channels, reminders: schedules } of resolveSettings(
-        settings,
-        user,
-        emitter,
-        this.now(),
-      )) {
-        const template = await this.store.templates.findOne({ name: templateName });
-        if (!template) {
-          messages.push(
-            ...channels.map((channel) => ({
-              status: 'FAILURE' as const,
-              channel,
-              templateName,
-              error: { message: 'template not found' },
-            })),
-          );
-          continue;
-        }
-        const sent = await dispatch(
-          { users: [user], channels: channels.filter(allowed), template, data },
-          this.render,
-          this.deliver,
-        );
-        messages.push(...(sent.get(user.id) ?? []));
-        reminders.push(
-          ...(await this.remind(
-            id,
-            event,
-            user.id,
-            { templateName, channels: channels.filter(allowed), schedules },
-            data,
-          )),
-        );
-      }
-      if (messages.length === 0 && reminders.length === 0) continue;
-      await this.store.notifications.insertOne({
-        _id: notificationId(id, user.id),
-        event: { id, name: event.name, key: event.key },
-        recipient: user.id,
-        messages,
-        reminders,
-        createdAt: this.now(),
-      });
+    const names = [...new Set(settings.map((s) => s.templateName))];
+    const templates = new Map(
+      (await this.store.templates.find({ name: { $in: names } }).toArray()).map((t) => [t.name as string, t]),
+    );
+    const context: EventContext = { id, event, settings, templates, allowed, data, emitter };
+    const pending = candidates.filter((user) => !already.has(user.id));
+    // Recipients in parallel, a bounded number at a time: a 100-recipient event is not 100 round trips in a row.
+    for (let start = 0; start < pending.length; start += RECIPIENTS_AT_ONCE) {
+      await Promise.all(
+        pending.slice(start, start + RECIPIENTS_AT_ONCE).map((user) => this.notifyUser(user, context)),
+      );
     }
     return this.notificationsOf(id);
+  }
+
+  /** Sends one recipient its messages, schedules its reminders, stores its notification. */
+  private async notifyUser(user: User, context: EventContext): Promise<void> {
+    const { id, event, settings, templates, allowed, data, emitter } = context;
+    const messages: MessageOutcome[] = [];
+    const reminders: unknown[] = [];
+    for (const { templateName, channels, reminders: schedules } of resolveSettings(
+      settings,
+      user,
+      emitter,
+      this.now(),
+    )) {
+      const template = templates.get(templateName);
+      if (!template) {
+        messages.push(
+          ...channels.map((channel) => ({
+            status: 'FAILURE' as const,
+            channel,
+            templateName,
+            error: { message: 'template not found' },
+          })),
+        );
+        continue;
+      }
+      const sent = await dispatch(
+        { users: [user], channels: channels.filter(allowed), template, data },
+        this.render,
+        this.deliver,
+      );
+      messages.push(...(sent.get(user.id) ?? []));
+      reminders.push(
+        ...(await this.remind(
+          id,
+          event,
+          user.id,
+          { templateName, channels: channels.filter(allowed), schedules },
+          data,
+        )),
+      );
+    }
+    if (messages.length === 0 && reminders.length === 0) return;
+    await this.store.notifications.insertOne({
+      _id: notificationId(id, user.id),
+      event: { id, name: event.name, key: event.key },
+      recipient: user.id,
+      messages,
+      reminders,
+      createdAt: this.now(),
+    });
   }
 
   /** Reminders before the event date (none for a deletion, or without a date). */
