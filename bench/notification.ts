@@ -141,7 +141,7 @@ const rows = [
   await measure('Bench/Hundred/v1', Number(values['wide-events']), 100, 'hundred'),
 ];
 console.log(
-  '| event | events | events/s | messages/s (email+SMS) | MongoDB commands/event | I/O ceiling events/s (same run) | ratio |',
+  '| event | events | events/s | messages/s (email+SMS) | MongoDB commands/event | I/O ceiling events/s (same run) | ceiling / service |',
 );
 console.log('|---|---|---|---|---|---|---|');
 for (const r of rows) {
