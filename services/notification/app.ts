@@ -131,6 +131,7 @@ export function createNotificationApp(options: NotificationAppOptions): Hono {
       schema: NOTIFICATION_SETTING_BODY,
       what: 'notification settings',
       sortBy: 'eventName',
+      check: (setting) => checkNotificationSetting(setting),
     }),
   );
   app.route(
@@ -143,5 +144,23 @@ export function createNotificationApp(options: NotificationAppOptions): Hono {
       sortBy: 'name',
     }),
   );
+  /** The reference's rules: channels active and supported by the event, the template exists and has each channel. */
+  async function checkNotificationSetting(setting: Record<string, unknown>) {
+    const channels = setting.channels as Channel[];
+    const event = await store.eventSettings.findOne({ eventName: setting.eventName });
+    const supported = (event?.supportedChannels as Channel[] | undefined) ?? activeChannels;
+    const refused = channels.filter((ch) => !activeChannels.includes(ch) || !supported.includes(ch));
+    if (refused.length > 0)
+      throw new HttpError(
+        400,
+        `channels not enabled for "${String(setting.eventName)}": ${refused.join(', ')}`,
+      );
+    const template = await store.templates.findOne({ name: setting.templateName });
+    if (!template) throw new HttpError(400, `template "${String(setting.templateName)}" not found`);
+    const missing = channels.filter((ch) => render(template, ch, {}) === undefined);
+    if (missing.length > 0)
+      throw new HttpError(400, `template "${template.name}" has no message for: ${missing.join(', ')}`);
+  }
+
   return app;
 }

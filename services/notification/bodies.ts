@@ -6,6 +6,10 @@ import { durationMs } from './duration.ts';
 
 const names = z.array(z.string().min(1));
 
+/** An array without repeated values (the reference refuses them in settings). */
+const distinct = <T extends z.ZodArray>(array: T) =>
+  array.refine((items: unknown[]) => new Set(items).size === items.length, { error: 'repeated values' });
+
 export const SEND_BODY = z
   .object({
     channels: z.array(z.enum(CHANNELS)).min(1),
@@ -72,22 +76,24 @@ export const EVENT_SETTING_BODY = z.object({
 export const NOTIFICATION_SETTING_BODY = z.object({
   eventName: z.string().min(1),
   templateName: z.string().min(1),
-  channels: z.array(z.enum(CHANNELS)).min(1),
+  channels: distinct(z.array(z.enum(CHANNELS)).min(1)),
   user: z.string().min(1).optional(),
   group: z.string().min(1).optional(),
   cluster: z.string().min(1).optional(),
   role: z.string().min(1).optional(),
   /** Absent: SEND. */
   rule: z.enum(['SEND', 'IGNORE']).optional(),
-  emitters: names.optional(),
-  hours: z.array(z.string().regex(/^\d\d:\d\d-\d\d:\d\d$/, { error: 'expected HH:MM-HH:MM' })).optional(),
-  reminders: z
-    .array(
+  emitters: distinct(names).optional(),
+  hours: distinct(
+    z.array(z.string().regex(/^\d\d:\d\d-\d\d:\d\d$/, { error: 'expected HH:MM-HH:MM' })),
+  ).optional(),
+  reminders: distinct(
+    z.array(
       z.string().refine((text) => durationMs(text) !== undefined, {
         error: 'expected an ISO 8601 duration in weeks, days, hours, minutes, seconds (P1D, PT2H)',
       }),
-    )
-    .optional(),
+    ),
+  ).optional(),
 });
 
 /** `PATCH /user/notification-settings`. */

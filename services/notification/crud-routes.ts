@@ -17,6 +17,8 @@ export interface CrudOptions<Schema extends z.ZodObject> {
   readonly uniqueField?: string;
   /** The listing's order. */
   readonly sortBy: string;
+  /** Rules across fields or collections, on the document as it would be stored; throws an HttpError. */
+  readonly check?: (doc: Record<string, unknown>) => Promise<void>;
 }
 
 const DUPLICATE_KEY = 11000;
@@ -28,7 +30,7 @@ const LIST_LIMIT = 200;
  * `POST /` (answers the new `_id`), `PATCH /:id` (answers the document), `DELETE /:id` (204).
  */
 export function crudRoutes<Schema extends z.ZodObject>(options: CrudOptions<Schema>): Hono {
-  const { collection, schema, what, uniqueField, sortBy } = options;
+  const { collection, schema, what, uniqueField, sortBy, check } = options;
   const fields = Object.keys(schema.shape);
 
   const duplicate = (error: unknown, value: unknown) => {
@@ -59,6 +61,7 @@ export function crudRoutes<Schema extends z.ZodObject>(options: CrudOptions<Sche
     .post('/', async (c) => {
       const body = await bodyOf(c, schema);
       const doc = { ...body, _id: randomUUID() } as Stored;
+      await check?.(doc);
       await collection.insertOne(doc).catch((error: unknown) => {
         throw duplicate(error, uniqueField && doc[uniqueField]);
       });
@@ -66,6 +69,11 @@ export function crudRoutes<Schema extends z.ZodObject>(options: CrudOptions<Sche
     })
     .patch('/:id', async (c) => {
       const body = (await bodyOf(c, schema.partial())) as Record<string, unknown>;
+      if (check) {
+        const stored = await collection.findOne({ _id: c.req.param('id') });
+        if (!stored) throw new HttpError(404, `${what} not found`);
+        await check({ ...stored, ...body });
+      }
       const updated = await collection
         .findOneAndUpdate({ _id: c.req.param('id') }, { $set: body }, { returnDocument: 'after' })
         .catch((error: unknown) => {

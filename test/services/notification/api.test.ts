@@ -266,6 +266,45 @@ test('templates: created, 409 on a duplicate name, listed with or without the tr
   assert.equal((await fetch(`${base}/templates`, { method: 'PUT' })).status, 405);
 });
 
+test('notification settings: the reference rules (template exists and has the channel, channel active, no repeated values); PATCH checked too', async () => {
+  const cases: [unknown, RegExp][] = [
+    [{ eventName: 'E/v1', templateName: 'nope', channels: ['email'] }, /template "nope" not found/],
+    [{ eventName: 'E/v1', templateName: 'welcome', channels: ['push'] }, /not enabled.*push/],
+    [{ eventName: 'E/v1', templateName: 'reminder', channels: ['email'] }, /no message for: email/],
+    [{ eventName: 'E/v1', templateName: 'welcome', channels: ['email', 'email'] }, /repeated values/],
+    [
+      { eventName: 'E/v1', templateName: 'welcome', channels: ['email'], reminders: ['P1D', 'P1D'] },
+      /repeated values/,
+    ],
+    [
+      { eventName: 'E/v1', templateName: 'welcome', channels: ['email'], reminders: ['P1M'] },
+      /ISO 8601 duration/,
+    ],
+  ];
+  for (const [body, message] of cases) {
+    const answer = await post('/notification-settings', body);
+    assert.equal(answer.status, 400, JSON.stringify(body));
+    assert.match(((await answer.json()) as { message: string }).message, message);
+  }
+  const created = await post('/notification-settings', {
+    eventName: 'E/v1',
+    templateName: 'welcome',
+    channels: ['email'],
+  });
+  const { _id } = (await created.json()) as { _id: string };
+  assert.equal(
+    (await patch(`/notification-settings/${_id}`, { templateName: 'reminder' })).status,
+    400,
+    'reminder has no email',
+  );
+  const patched = await patch(`/notification-settings/${_id}`, {
+    templateName: 'reminder',
+    channels: ['sms'],
+  });
+  assert.equal(patched.status, 200);
+  assert.equal((await patch('/notification-settings/nope', { channels: ['sms'] })).status, 404);
+});
+
 test('an unknown event: 400 "Unknown event", stored as ERROR', async () => {
   const answer = await post('/notification-events/', { id: 'e-unknown', name: 'Nobody/Knows/v1' });
   assert.equal(answer.status, 400);
