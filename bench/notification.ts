@@ -104,7 +104,7 @@ function records(name: string, count: number, prefix: string): ProducerRecord[] 
 
 async function measure(name: string, count: number, recipients: number, prefix: string) {
   const broker = new MemoryBroker({ topics: { events: 1, errors: 1 } });
-  const intake = await startKafkaIntake({
+  const intake = startKafkaIntake({
     broker,
     eventsTopic: 'events',
     errorsTopic: 'errors',

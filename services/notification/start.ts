@@ -38,7 +38,7 @@ export async function startNotificationService(
   const reminders = new Reminders(store, users, render, delivery.deliver, logger);
   const stopReminders = reminders.run(config.REMINDERS_POLL_MS);
   const events = new EventProcessor(store, users, activeChannels, render, delivery.deliver, reminders);
-  const kafka = await startKafka(config, events, logger);
+  const kafka = startKafka(config, events, logger);
   const app = createNotificationApp({
     store,
     users,
