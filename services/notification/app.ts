@@ -16,6 +16,7 @@ import type { Channel } from './config.ts';
 import { crudRoutes } from './crud-routes.ts';
 import { dispatch, failuresOf } from './dispatch.ts';
 import type { EventProcessor } from './events.ts';
+import { IDEMPOTENCY_HEADER, once } from './idempotency.ts';
 import { openApiDocument } from './openapi.ts';
 import type { Collections } from './store.ts';
 import { inlineTemplate, type RenderMessage } from './templates.ts';
@@ -79,26 +80,32 @@ export function createNotificationApp(options: NotificationAppOptions): Hono {
     }
     const inactive = body.channels.filter((ch) => !activeChannels.includes(ch));
     if (inactive.length > 0) throw new HttpError(400, `channels not active: ${inactive.join(', ')}`);
-    const template = body.templateId
-      ? await found(store.templates.findOne(templateFilter(body.templateId)), `template "${body.templateId}"`)
-      : inlineTemplate(body.messageTitle ?? '', body.messageContent ?? '');
-    const outcomes = await dispatch(
-      {
-        users: await users.find(body),
-        channels: body.channels,
-        template,
-        data: body.data ?? {},
-        extras: {
-          sender: body.emailSender,
-          attachments: body.emailAttachments,
-          carbonCopies: body.emailCarbonCopies,
-          blindCarbonCopies: body.emailBlindCarbonCopies,
+    const answer = await once(store.sendRequests, c.req.header(IDEMPOTENCY_HEADER), async () => {
+      const template = body.templateId
+        ? await found(
+            store.templates.findOne(templateFilter(body.templateId)),
+            `template "${body.templateId}"`,
+          )
+        : inlineTemplate(body.messageTitle ?? '', body.messageContent ?? '');
+      const outcomes = await dispatch(
+        {
+          users: await users.find(body),
+          channels: body.channels,
+          template,
+          data: body.data ?? {},
+          extras: {
+            sender: body.emailSender,
+            attachments: body.emailAttachments,
+            carbonCopies: body.emailCarbonCopies,
+            blindCarbonCopies: body.emailBlindCarbonCopies,
+          },
         },
-      },
-      render,
-      deliver,
-    );
-    return c.json({ failures: failuresOf(outcomes) });
+        render,
+        deliver,
+      );
+      return { failures: failuresOf(outcomes) };
+    });
+    return c.json(answer);
   });
 
   app.post('/notification-events', async (c) => {

@@ -31,6 +31,8 @@ const ENV = z.object({
   NOTIFICATIONS_SETTINGS_CRUD_NAME: collection('notifications_settings'),
   /** The built-in scheduler's reminders (ours: the reference keeps them in the timer service). */
   REMINDERS_CRUD_NAME: collection('notification_reminders'),
+  /** `/send` answers by idempotency key (ours: the reference has no idempotency). */
+  SEND_REQUESTS_CRUD_NAME: collection('notification_send_requests'),
   REMINDERS_POLL_MS: envInteger(100, 3_600_000).default(1000),
   /** The reference's service configuration file (active channels, senders, user fields). */
   CONFIGURATION_PATH: z.string().min(1).optional(),

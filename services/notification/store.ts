@@ -1,5 +1,6 @@
 import type { Collection, Db, Document } from 'mongodb';
 import type { NotificationConfig } from './config.ts';
+import type { SendRequest } from './idempotency.ts';
 import type { Reminder } from './reminders.ts';
 
 /** Every document this service stores has a string `_id` (the API's `:id`). */
@@ -15,6 +16,7 @@ export interface Collections {
   readonly notifications: Collection<Stored>;
   readonly notificationSettings: Collection<Stored>;
   readonly reminders: Collection<Reminder>;
+  readonly sendRequests: Collection<SendRequest>;
 }
 
 /** The six collections, named by the reference's `*_CRUD_NAME` variables. */
@@ -27,6 +29,7 @@ export function collections(db: Db, config: NotificationConfig): Collections {
     notifications: db.collection<Stored>(config.NOTIFICATIONS_CRUD_NAME),
     notificationSettings: db.collection<Stored>(config.NOTIFICATIONS_SETTINGS_CRUD_NAME),
     reminders: db.collection<Reminder>(config.REMINDERS_CRUD_NAME),
+    sendRequests: db.collection<SendRequest>(config.SEND_REQUESTS_CRUD_NAME),
   };
 }
 

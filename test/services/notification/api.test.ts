@@ -165,6 +165,38 @@ test('emailAttachments from the file service (names and objects); a missing file
   assert.equal(smtp.messages.length - before, 1, 'no email without its attachments');
 });
 
+test('POST /send with an idempotency key: the same key again answers the first answer and sends nothing', async () => {
+  const send = (key: string) =>
+    fetch(`${base}/send`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'idempotency-key': key },
+      body: JSON.stringify({
+        channels: ['sms'],
+        recipients: ['eve'],
+        messageTitle: 't',
+        messageContent: 'once',
+      }),
+    });
+  const before = sms.calls.length;
+  sms.failWith(400, 1);
+  const first = (await (await send('k-42')).json()) as { failures: unknown[] };
+  assert.equal(first.failures.length, 1);
+  const again = await send('k-42');
+  assert.equal(again.status, 200);
+  assert.deepEqual(await again.json(), first, 'the stored answer, failures included');
+  assert.equal(sms.calls.length - before, 1, 'sent once');
+  assert.deepEqual(await (await send('k-43')).json(), { failures: [] }, 'another key sends');
+  assert.equal(sms.calls.length - before, 2);
+  const unknownTemplate = () =>
+    fetch(`${base}/send`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'idempotency-key': 'k-44' },
+      body: JSON.stringify({ channels: ['sms'], recipients: ['eve'], templateId: 'not-yet' }),
+    });
+  assert.equal((await unknownTemplate()).status, 404);
+  assert.equal((await unknownTemplate()).status, 404, 'a failed request released its key');
+});
+
 test('a channel service down then back: retried with backoff, no failure', async () => {
   sms.failWith(503, 2);
   const before = sms.calls.length;
