@@ -37,6 +37,7 @@ export interface ServiceEntry {
 
 export const SERVICES: Readonly<Record<string, () => Promise<ServiceEntry>>> = {
   auth: async () => (await import('./auth/index.ts')).service,
+  notification: async () => (await import('./notification/index.ts')).service,
   provider: async () => (await import('./provider/index.ts')).service,
   sidecar: async () => (await import('./sidecar/index.ts')).service,
 };

@@ -62,3 +62,20 @@ export function envBoolean() {
     })
     .transform((s) => s === 'true' || s === '1' || s === 'yes');
 }
+
+/** A JSON object of string values, e.g. extra librdkafka properties (`KAFKA_PROPERTIES`); unset: `{}`. */
+export function envJsonObject() {
+  return z
+    .string()
+    .optional()
+    .transform((text, ctx) => {
+      if (text === undefined) return {};
+      try {
+        const parsed: unknown = JSON.parse(text);
+        if (parsed && typeof parsed === 'object' && !Array.isArray(parsed))
+          return parsed as Record<string, string>;
+      } catch {}
+      ctx.addIssue({ code: 'custom', message: 'expected a JSON object' });
+      return z.NEVER;
+    });
+}

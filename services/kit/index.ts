@@ -1,4 +1,4 @@
-export { EnvError, envBoolean, envInteger, envPort, parseEnv } from './env.ts';
+export { EnvError, envBoolean, envInteger, envJsonObject, envPort, parseEnv } from './env.ts';
 export { errorHandler, notFoundHandler } from './error-handler.ts';
 export { type HealthBody, type HealthOptions, healthRoutes } from './health.ts';
 export { type ErrorBody, type ErrorDetail, errorBody, HttpError, reasonPhrase } from './http-error.ts';

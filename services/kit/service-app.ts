@@ -12,6 +12,8 @@ export interface ServiceAppOptions {
   readonly registry: Registry;
   /** Health routes to mount at the root, usually `healthRoutes(...)`. */
   readonly health: Hono;
+  /** `/things` and `/things/` are one route (the reference documents both forms). Default false. */
+  readonly ignoreTrailingSlash?: boolean;
 }
 
 /**
@@ -20,8 +22,8 @@ export interface ServiceAppOptions {
  * non-Error value too; 405 with `Allow` for a known path asked with another method). Add the
  * service's own routes to the result.
  */
-export function createServiceApp({ logger, registry, health }: ServiceAppOptions): Hono {
-  const app = new Hono();
+export function createServiceApp({ logger, registry, health, ignoreTrailingSlash }: ServiceAppOptions): Hono {
+  const app = new Hono({ strict: !ignoreTrailingSlash });
   app.use(requestLogger(logger));
   app.use(httpMetrics(registry));
   // After the logger and the metrics, so they see the 500 a thrown non-Error becomes.

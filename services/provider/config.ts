@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { EnvError, envInteger, envPort, parseEnv } from '../kit/index.ts';
+import { EnvError, envInteger, envJsonObject, envPort, parseEnv } from '../kit/index.ts';
 import { parseKeyList } from './cipher.ts';
 
 const ENV = z.object({
@@ -21,19 +21,7 @@ const ENV = z.object({
   /** librdkafka `bootstrap.servers`; required with PROVIDERS_CHANGES_TOPIC. */
   KAFKA_BROKERS: z.string().min(1).optional(),
   /** Extra librdkafka properties as a JSON object (security, client.id, …). */
-  KAFKA_PROPERTIES: z
-    .string()
-    .optional()
-    .transform((text, ctx) => {
-      if (text === undefined) return {};
-      try {
-        const parsed: unknown = JSON.parse(text);
-        if (parsed && typeof parsed === 'object' && !Array.isArray(parsed))
-          return parsed as Record<string, string>;
-      } catch {}
-      ctx.addIssue({ code: 'custom', message: 'expected a JSON object' });
-      return z.NEVER;
-    }),
+  KAFKA_PROPERTIES: envJsonObject(),
   KAFKA_ACK_TIMEOUT_MS: envInteger(1, 120_000).default(10_000),
   /** The Console version assumed for requests without a `console-version` header. */
   PROVIDERS_DEFAULT_CONSOLE_VERSION: z

@@ -1,0 +1,90 @@
+import { randomUUID } from 'node:crypto';
+import { Hono } from 'hono';
+import type { Collection } from 'mongodb';
+import { MongoServerError } from 'mongodb';
+import type { z } from 'zod';
+import { HttpError } from '../kit/index.ts';
+import { bodyOf } from './bodies.ts';
+import type { Stored } from './store.ts';
+
+export interface CrudOptions<Schema extends z.ZodObject> {
+  readonly collection: Collection<Stored>;
+  /** Validates a POST body; its `.partial()` validates a PATCH. */
+  readonly schema: Schema;
+  /** For messages: "event settings". */
+  readonly what: string;
+  /** The field a unique index guards: a duplicate answers 409 naming its value. */
+  readonly uniqueField?: string;
+  /** The listing's order. */
+  readonly sortBy: string;
+  /** Rules across fields or collections, on the document as it would be stored; throws an HttpError. */
+  readonly check?: (doc: Record<string, unknown>) => Promise<void>;
+}
+
+const DUPLICATE_KEY = 11000;
+const LIST_LIMIT = 200;
+
+/**
+ * What the reference proxies to its CRUD service, on a collection of our own: `GET /` (at most
+ * 200, filtered by `?field=value` on the schema's top-level string fields), `GET /:id`,
+ * `POST /` (answers the new `_id`), `PATCH /:id` (answers the document), `DELETE /:id` (204).
+ */
+export function crudRoutes<Schema extends z.ZodObject>(options: CrudOptions<Schema>): Hono {
+  const { collection, schema, what, uniqueField, sortBy, check } = options;
+  const fields = Object.keys(schema.shape);
+
+  const duplicate = (error: unknown, value: unknown) => {
+    if (error instanceof MongoServerError && error.code === DUPLICATE_KEY) {
+      return new HttpError(409, `${what} with ${uniqueField} "${String(value)}" already exist`);
+    }
+    return error;
+  };
+
+  return new Hono()
+    .get('/', async (c) => {
+      const filter = Object.fromEntries(
+        Object.entries(c.req.query()).filter(([key]) => fields.includes(key)),
+      );
+      return c.json(
+        await collection
+          .find(filter)
+          .sort({ [sortBy]: 1, _id: 1 })
+          .limit(LIST_LIMIT)
+          .toArray(),
+      );
+    })
+    .get('/:id', async (c) => {
+      const found = await collection.findOne({ _id: c.req.param('id') });
+      if (!found) throw new HttpError(404, `${what} not found`);
+      return c.json(found);
+    })
+    .post('/', async (c) => {
+      const body = await bodyOf(c, schema);
+      const doc = { ...body, _id: randomUUID() } as Stored;
+      await check?.(doc);
+      await collection.insertOne(doc).catch((error: unknown) => {
+        throw duplicate(error, uniqueField && doc[uniqueField]);
+      });
+      return c.json({ _id: doc._id });
+    })
+    .patch('/:id', async (c) => {
+      const body = (await bodyOf(c, schema.partial())) as Record<string, unknown>;
+      if (check) {
+        const stored = await collection.findOne({ _id: c.req.param('id') });
+        if (!stored) throw new HttpError(404, `${what} not found`);
+        await check({ ...stored, ...body });
+      }
+      const updated = await collection
+        .findOneAndUpdate({ _id: c.req.param('id') }, { $set: body }, { returnDocument: 'after' })
+        .catch((error: unknown) => {
+          throw duplicate(error, uniqueField && body[uniqueField]);
+        });
+      if (!updated) throw new HttpError(404, `${what} not found`);
+      return c.json(updated);
+    })
+    .delete('/:id', async (c) => {
+      const { deletedCount } = await collection.deleteOne({ _id: c.req.param('id') });
+      if (deletedCount === 0) throw new HttpError(404, `${what} not found`);
+      return c.body(null, 204);
+    });
+}

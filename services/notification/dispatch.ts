@@ -1,0 +1,77 @@
+import type { Deliver, Message } from './channels.ts';
+import type { Channel } from './config.ts';
+import type { RenderMessage, Template } from './templates.ts';
+import type { User } from './users.ts';
+
+/** One message's outcome, as the reference stores it in a notification's `messages`. */
+export interface MessageOutcome {
+  readonly status: 'SUCCESS' | 'FAILURE';
+  readonly channel: Channel;
+  readonly templateName?: string;
+  readonly service?: Record<string, unknown>;
+  readonly error?: { readonly message: string };
+}
+
+export interface Dispatch {
+  readonly users: readonly User[];
+  readonly channels: readonly Channel[];
+  readonly template: Template;
+  readonly data: unknown;
+  /** Fields every message carries whatever the template (email sender, copies). */
+  readonly extras?: Partial<Message>;
+}
+
+/**
+ * Renders and delivers the template to every user on every channel, all in parallel; a user
+ * without an address on a channel is skipped on it, as the reference does.
+ */
+export async function dispatch(
+  { users, channels, template, data, extras }: Dispatch,
+  render: RenderMessage,
+  deliver: Deliver,
+): Promise<Map<string, MessageOutcome[]>> {
+  const outcomes = new Map<string, MessageOutcome[]>();
+  await Promise.all(
+    users.map(async (user) => {
+      const results = await Promise.all(
+        channels.map(async (channel): Promise<MessageOutcome | undefined> => {
+          const address = user.addresses[channel];
+          if (!address) return undefined;
+          const base = { channel, templateName: template.name as string | undefined };
+          let message: Message | undefined;
+          try {
+            message = render(template, channel, { ...(data as object), user });
+          } catch (error) {
+            return {
+              ...base,
+              status: 'FAILURE',
+              error: { message: `template: ${(error as Error).message}` },
+            };
+          }
+          if (!message) return undefined;
+          try {
+            const attachments = [...(message.attachments ?? []), ...(extras?.attachments ?? [])];
+            const service = await deliver(channel, address, { ...message, ...extras, attachments });
+            return { ...base, status: 'SUCCESS', service };
+          } catch (error) {
+            return { ...base, status: 'FAILURE', error: { message: (error as Error).message } };
+          }
+        }),
+      );
+      outcomes.set(
+        user.id,
+        results.filter((r) => r !== undefined),
+      );
+    }),
+  );
+  return outcomes;
+}
+
+/** The `/send` answer's `failures`: only the deliveries that failed. */
+export function failuresOf(outcomes: Map<string, MessageOutcome[]>) {
+  return [...outcomes].flatMap(([userId, messages]) =>
+    messages
+      .filter((m) => m.status === 'FAILURE')
+      .map((m) => ({ userId, channel: m.channel, error: m.error?.message ?? 'failed' })),
+  );
+}

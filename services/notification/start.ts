@@ -1,0 +1,83 @@
+import { fileURLToPath } from 'node:url';
+import { MongoClient } from 'mongodb';
+import type { Logger } from 'pino';
+import { collectDefaultMetrics, Registry } from 'prom-client';
+import { createKafkaBroker } from '../../engine/broker/kafka/index.ts';
+import { type RunningServer, readPackageInfo, serve } from '../kit/index.ts';
+import { createNotificationApp } from './app.ts';
+import { createDelivery } from './channels.ts';
+import type { NotificationConfig } from './config.ts';
+import { EventProcessor } from './events.ts';
+import { type KafkaIntake, startKafkaIntake } from './kafka-intake.ts';
+import { Reminders } from './reminders.ts';
+import { collections, ensureIndexes } from './store.ts';
+import { createRenderer } from './templates.ts';
+import { Users } from './users.ts';
+
+/**
+ * Serves the notification API until `close()` (or SIGTERM/SIGINT when `handleSignals`). MongoDB
+ * may be down at start: the indexes are created when it answers, requests answer 503 meanwhile.
+ */
+export async function startNotificationService(
+  config: NotificationConfig,
+  options: { logger: Logger; handleSignals?: boolean },
+): Promise<RunningServer & { readonly kafka?: KafkaIntake }> {
+  const { logger } = options;
+  const client = new MongoClient(config.MONGODB_URL, { serverSelectionTimeoutMS: config.MONGODB_TIMEOUT_MS });
+  const db = client.db(config.MONGODB_DATABASE);
+  const store = collections(db, config);
+  await ensureIndexes(store, config.service.userFields.id).catch((err: unknown) =>
+    logger.warn({ err }, 'notification indexes not created yet'),
+  );
+  const delivery = createDelivery(config);
+  const render = createRenderer(config.DEFAULT_LOCALE);
+  const users = new Users(store.users, config.service.userFields);
+  const activeChannels = config.service.activeChannels;
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'streamfold_' });
+  const reminders = new Reminders(store, users, render, delivery.deliver, logger);
+  const stopReminders = reminders.run(config.REMINDERS_POLL_MS);
+  const events = new EventProcessor(store, users, activeChannels, render, delivery.deliver, reminders);
+  const kafka = startKafka(config, events, logger);
+  const app = createNotificationApp({
+    store,
+    users,
+    events,
+    activeChannels,
+    render,
+    deliver: delivery.deliver,
+    ready: () => db.command({ ping: 1 }).then(() => true),
+    info: readPackageInfo(fileURLToPath(new URL('.', import.meta.url))),
+    logger,
+    registry,
+    userIdHeader: config.USERID_HEADER_KEY,
+    fileServiceUrl: config.FILE_SERVICE_URL,
+    groupsHeader: config.GROUPS_HEADER_KEY,
+  });
+  const server = await serve(app, {
+    port: config.HTTP_PORT,
+    logger,
+    delayShutdownSeconds: config.DELAY_SHUTDOWN_SECONDS,
+    handleSignals: options.handleSignals ?? true,
+    onShutdown: [() => kafka?.stop(), stopReminders, () => delivery.close(), () => client.close()],
+  });
+  return Object.assign(server, { kafka });
+}
+
+/** The Kafka intake, when the KAFKA_* variables are set (config.ts requires them together). */
+function startKafka(config: NotificationConfig, events: EventProcessor, logger: Logger) {
+  const { KAFKA_BROKERS, KAFKA_EVENTS_TOPIC_NAME, KAFKA_ERRORS_TOPIC_NAME, KAFKA_CONSUMER_GROUP } = config;
+  if (!KAFKA_BROKERS || !KAFKA_EVENTS_TOPIC_NAME || !KAFKA_ERRORS_TOPIC_NAME || !KAFKA_CONSUMER_GROUP)
+    return undefined;
+  return startKafkaIntake({
+    broker: createKafkaBroker({
+      properties: { ...config.KAFKA_PROPERTIES, 'bootstrap.servers': KAFKA_BROKERS },
+      logger,
+    }),
+    eventsTopic: KAFKA_EVENTS_TOPIC_NAME,
+    errorsTopic: KAFKA_ERRORS_TOPIC_NAME,
+    groupId: KAFKA_CONSUMER_GROUP,
+    events,
+    logger,
+  });
+}

@@ -1,0 +1,112 @@
+import * as assert from 'node:assert/strict';
+import { type Db, MongoClient } from 'mongodb';
+import pino from 'pino';
+import { createKafkaBroker } from '../../../engine/broker/kafka/index.ts';
+import type { BrokerProducer } from '../../../engine/broker/types.ts';
+import { readConfig } from '../../../services/notification/config.ts';
+import { startNotificationService } from '../../../services/notification/start.ts';
+import { type KafkaFixture, startKafka } from '../../support/kafka.ts';
+import { type MongoFixture, startMongo } from '../../support/mongo.ts';
+import { type SmtpSink, startSmtpSink } from '../../support/smtp-sink.ts';
+import { test } from '../../support/suite.ts';
+import { startTopicReader, type TopicReader } from '../rest2broker/topic-reader.ts';
+
+let kafka: KafkaFixture;
+let mongo: MongoFixture;
+let smtp: SmtpSink;
+let client: MongoClient;
+let db: Db;
+let reader: TopicReader;
+let producer: BrokerProducer;
+let server: Awaited<ReturnType<typeof startNotificationService>>;
+
+async function until(what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 30_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+const send = (value: unknown) =>
+  producer.produce({
+    topic: kafka.topic('events'),
+    key: null,
+    value: Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)),
+  });
+
+test.before(async () => {
+  [kafka, mongo, smtp] = await Promise.all([
+    startKafka({ topics: { events: 1, errors: 1 } }),
+    startMongo(),
+    startSmtpSink(),
+  ]);
+  client = await MongoClient.connect(mongo.url);
+  db = client.db(mongo.database);
+  await db
+    .collection('users')
+    .insertOne({ _id: 'ada' as never, emailAddress: 'ada@example.com', groups: ['patients'] });
+  await db
+    .collection('message_templates')
+    .insertOne({ name: 'shipped', emailTitle: 'Shipped', emailMessage: 'Order {{order}}' });
+  await db.collection('notifications_settings').insertOne({
+    _id: 's1' as never,
+    eventName: 'TMM/TherapyCreated/v1',
+    templateName: 'shipped',
+    group: 'patients',
+    channels: ['email'],
+  });
+  const { 'bootstrap.servers': brokers, ...properties } = kafka.properties;
+  const config = readConfig({
+    HTTP_PORT: '0',
+    MONGODB_URL: mongo.url,
+    MONGODB_DATABASE: mongo.database,
+    SMTP_URL: smtp.url,
+    KAFKA_BROKERS: brokers!,
+    KAFKA_PROPERTIES: JSON.stringify(properties),
+    KAFKA_EVENTS_TOPIC_NAME: kafka.topic('events'),
+    KAFKA_ERRORS_TOPIC_NAME: kafka.topic('errors'),
+    KAFKA_CONSUMER_GROUP: 'notification-test',
+  });
+  server = await startNotificationService(config, {
+    logger: pino({ level: process.env.TEST_LOG ?? 'silent' }),
+    handleSignals: false,
+  });
+  // Mokapi starts a new group at the end of the topic: produce only once the group has its partition.
+  await server.kafka?.assigned;
+  producer = createKafkaBroker({ properties: kafka.properties }).producer();
+  await producer.connect();
+  reader = await startTopicReader(kafka, { [kafka.topic('errors')]: 1 });
+});
+
+test.after(async () => {
+  await server?.close();
+  await producer?.disconnect();
+  await reader?.stop();
+  await client?.close();
+  await Promise.all([kafka?.stop(), mongo?.stop(), smtp?.stop()]);
+});
+
+test('events from Kafka: sent once even when delivered twice; bad and unknown events go to the errors topic without stalling', async () => {
+  await send({ id: 'k-1', name: 'TMM/TherapyCreated/v1', order: 'A-1' });
+  await send('not json');
+  await send({ id: 'k-2', name: 'Nobody/Knows/v1' });
+  await send({ id: 'k-1', name: 'TMM/TherapyCreated/v1', order: 'A-1' });
+  await send({ name: 'TMM/TherapyCreated/v1', order: 'B-2' });
+  await until(
+    'the last event processed',
+    async () => (await db.collection('events').countDocuments({ status: { $ne: 'RECEIVED' } })) === 3,
+  );
+  const errors = await reader.waitFor(kafka.topic('errors'), 2);
+  const reasons = errors.map((m) => (JSON.parse(m.value!.toString()) as { error: string }).error);
+  assert.deepEqual(reasons, ['the message is not JSON', 'Unknown event']);
+  assert.equal(smtp.messages.length, 2, 'k-1 once, the event without id once');
+  assert.deepEqual(
+    smtp.messages.map((m) => /Order (\S+)/.exec(m.data)?.[1]),
+    ['A-1', 'B-2'],
+  );
+  const withoutId = await db.collection('events').findOne({ 'payload.order': 'B-2' });
+  assert.match(String(withoutId?._id), /:0:4$/, 'identified by its topic, partition and offset');
+});
+
+test.run();
