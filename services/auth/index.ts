@@ -2,7 +2,7 @@ import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
-import { EnvError, readPackageInfo, serve } from '../kit/index.ts';
+import { EnvError, readPackageInfo, serve, stopOnSignal } from '../kit/index.ts';
 import type { ServiceEntry } from '../registry.ts';
 import { createAuthApp } from './app.ts';
 import { authConfigJsonSchema, ConfigError, loadAuthConfig } from './config.ts';
@@ -70,13 +70,7 @@ async function run(
       await redis.quit().catch(() => redis.disconnect());
     },
   });
-  const signal = await new Promise<NodeJS.Signals>((resolve) => {
-    process.once('SIGTERM', resolve);
-    process.once('SIGINT', resolve);
-  });
-  logger.info({ signal }, 'signal received');
-  await server.close();
-  return 0;
+  return stopOnSignal(() => server.close(), logger);
 }
 
 export const service: ServiceEntry = {

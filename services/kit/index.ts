@@ -6,6 +6,6 @@ export { httpMetrics, metricsRoute } from './metrics.ts';
 export { ERROR_BODY_SCHEMA, openApiSchema } from './openapi.ts';
 export { type PackageInfo, readPackageInfo } from './package-info.ts';
 export { REQUEST_ID_HEADER, requestLogger } from './request-logger.ts';
-export { type RunningServer, type ServeOptions, type ShutdownHook, serve } from './serve.ts';
+export { type RunningServer, type ServeOptions, type ShutdownHook, serve, stopOnSignal } from './serve.ts';
 export { createServiceApp, type ServiceAppOptions } from './service-app.ts';
 export { ThrownValueError, wrapThrownValues } from './thrown-values.ts';

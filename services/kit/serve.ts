@@ -130,3 +130,30 @@ function readDelayShutdownSeconds(): number {
   return parseEnv(z.object({ DELAY_SHUTDOWN_SECONDS: envInteger(0, 3600).default(0) }))
     .DELAY_SHUTDOWN_SECONDS;
 }
+
+/**
+ * For a service run by `streamfold service`: waits for SIGTERM or SIGINT, then `close()`s it
+ * (graceful shutdown) and resolves with the process exit code: 0, or 1 when the shutdown failed.
+ *
+ * @example
+ *   const server = await serve(app, { port, logger, handleSignals: false });
+ *   return stopOnSignal(() => server.close(), logger);
+ */
+export async function stopOnSignal(close: () => Promise<void>, logger?: Logger): Promise<number> {
+  let onSignal: (signal: NodeJS.Signals) => void = () => {};
+  const signal = await new Promise<NodeJS.Signals>((resolve) => {
+    onSignal = resolve;
+    process.once('SIGTERM', onSignal);
+    process.once('SIGINT', onSignal);
+  });
+  process.off('SIGTERM', onSignal);
+  process.off('SIGINT', onSignal);
+  logger?.info({ signal }, 'signal received');
+  try {
+    await close();
+    return 0;
+  } catch (err) {
+    logger?.error({ err }, 'shutdown failed');
+    return 1;
+  }
+}

@@ -1,5 +1,5 @@
 import pino from 'pino';
-import { EnvError } from '../kit/index.ts';
+import { EnvError, stopOnSignal } from '../kit/index.ts';
 import type { ServiceEntry } from '../registry.ts';
 import { type NotificationConfig, readConfig, serviceConfigurationJsonSchema } from './config.ts';
 import { startNotificationService } from './start.ts';
@@ -19,21 +19,6 @@ export const service: ServiceEntry = {
     }
     const logger = pino({ level: config.LOG_LEVEL, base: { service: 'notification' } });
     const server = await startNotificationService(config, { logger, handleSignals: false });
-    return new Promise<number>((resolve) => {
-      const stop = (signal: NodeJS.Signals) => {
-        process.off('SIGTERM', stop);
-        process.off('SIGINT', stop);
-        logger.info({ signal }, 'signal received');
-        server.close().then(
-          () => resolve(0),
-          (err: unknown) => {
-            logger.error({ err }, 'shutdown failed');
-            resolve(1);
-          },
-        );
-      };
-      process.once('SIGTERM', stop);
-      process.once('SIGINT', stop);
-    });
+    return stopOnSignal(() => server.close(), logger);
   },
 };

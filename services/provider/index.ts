@@ -1,5 +1,5 @@
 import pino from 'pino';
-import { EnvError } from '../kit/index.ts';
+import { EnvError, stopOnSignal } from '../kit/index.ts';
 import type { ServiceEntry } from '../registry.ts';
 import { readConfig } from './config.ts';
 import { rotateStoredKeys, startProviderService } from './start.ts';
@@ -30,21 +30,6 @@ export const service: ServiceEntry = {
       }
     }
     const server = await startProviderService(config, { logger, handleSignals: false });
-    return new Promise<number>((resolve) => {
-      const stop = (signal: NodeJS.Signals) => {
-        process.off('SIGTERM', stop);
-        process.off('SIGINT', stop);
-        logger.info({ signal }, 'signal received');
-        server.close().then(
-          () => resolve(0),
-          (err: unknown) => {
-            logger.error({ err }, 'shutdown failed');
-            resolve(1);
-          },
-        );
-      };
-      process.once('SIGTERM', stop);
-      process.once('SIGINT', stop);
-    });
+    return stopOnSignal(() => server.close(), logger);
   },
 };
