@@ -24,16 +24,13 @@ export interface Reminder extends Stored {
   readonly data: unknown;
 }
 
-export interface ReminderRequest {
-  readonly eventId: string;
-  readonly eventName: string;
-  readonly key?: string;
-  readonly recipient: string;
-  readonly templateName: string;
-  readonly channels: Channel[];
+export interface ReminderRequest
+  extends Pick<
+    Reminder,
+    'eventId' | 'eventName' | 'key' | 'recipient' | 'templateName' | 'channels' | 'data'
+  > {
   readonly schedules: readonly string[];
   readonly eventDate: Date;
-  readonly data: unknown;
 }
 
 /**

@@ -154,6 +154,21 @@ function shape(e: Expr, others: Set<string>, arityOf: ArityOf): Shape {
   }
 }
 
+/** The direct sub-terms of an array, set, object (keys and values) or call; null for other terms. */
+function parts(t: Term): Term[] | null {
+  switch (t.type) {
+    case 'array':
+    case 'set':
+      return t.items;
+    case 'object':
+      return t.entries.flat();
+    case 'call':
+      return t.args;
+    default:
+      return null;
+  }
+}
+
 function needsTerm(t: Term, others: Set<string>, into: Set<string>): void {
   switch (t.type) {
     case 'scalar':
@@ -165,46 +180,19 @@ function needsTerm(t: Term, others: Set<string>, into: Set<string>): void {
       needsTerm(t.head, others, into);
       for (const p of t.path) if (p.type !== 'var') patternNeeds(p, others, into);
       return;
-    case 'array':
-    case 'set':
-      for (const i of t.items) needsTerm(i, others, into);
-      return;
-    case 'object':
-      for (const [k, v] of t.entries) {
-        needsTerm(k, others, into);
-        needsTerm(v, others, into);
-      }
-      return;
-    case 'call':
-      for (const a of t.args) needsTerm(a, others, into);
-      return;
-    default:
-      for (const v of termDeepVars(t)) if (others.has(v)) into.add(v);
+    default: {
+      const children = parts(t);
+      if (children) for (const c of children) needsTerm(c, others, into);
+      else for (const v of termDeepVars(t)) if (others.has(v)) into.add(v);
+    }
   }
 }
 
 function givesTerm(t: Term, into: Set<string>): void {
-  switch (t.type) {
-    case 'ref':
-      givesTerm(t.head, into);
-      for (const p of t.path) patternGives(p, into);
-      return;
-    case 'array':
-    case 'set':
-      for (const i of t.items) givesTerm(i, into);
-      return;
-    case 'object':
-      for (const [k, v] of t.entries) {
-        givesTerm(k, into);
-        givesTerm(v, into);
-      }
-      return;
-    case 'call':
-      for (const a of t.args) givesTerm(a, into);
-      return;
-    default:
-      return;
-  }
+  if (t.type === 'ref') {
+    givesTerm(t.head, into);
+    for (const p of t.path) patternGives(p, into);
+  } else for (const c of parts(t) ?? []) givesTerm(c, into);
 }
 
 function patternNeeds(t: Term, others: Set<string>, into: Set<string>): void {
@@ -272,30 +260,12 @@ function shallowVars(e: Expr): Set<string> {
 }
 
 function collectShallow(t: Term, into: Set<string>): void {
-  switch (t.type) {
-    case 'var':
-      if (!ROOTS.has(t.name)) into.add(t.name);
-      return;
-    case 'ref':
-      collectShallow(t.head, into);
-      for (const p of t.path) collectShallow(p, into);
-      return;
-    case 'array':
-    case 'set':
-      for (const i of t.items) collectShallow(i, into);
-      return;
-    case 'object':
-      for (const [k, v] of t.entries) {
-        collectShallow(k, into);
-        collectShallow(v, into);
-      }
-      return;
-    case 'call':
-      for (const a of t.args) collectShallow(a, into);
-      return;
-    default:
-      return;
-  }
+  if (t.type === 'var') {
+    if (!ROOTS.has(t.name)) into.add(t.name);
+  } else if (t.type === 'ref') {
+    collectShallow(t.head, into);
+    for (const p of t.path) collectShallow(p, into);
+  } else for (const c of parts(t) ?? []) collectShallow(c, into);
 }
 
 /** Every variable in an expression, nested bodies included. */
@@ -346,16 +316,9 @@ function termDeepVars(t: Term): Set<string> {
         return;
       case 'array':
       case 'set':
-        x.items.forEach(walk);
-        return;
       case 'object':
-        for (const [k, v] of x.entries) {
-          walk(k);
-          walk(v);
-        }
-        return;
       case 'call':
-        x.args.forEach(walk);
+        parts(x)!.forEach(walk);
         return;
       case 'arraycomp':
       case 'setcomp':
