@@ -24,6 +24,8 @@ export interface AccessOptions {
   readonly timeoutMs: number;
   /** The client-type header forwarded to the authentication service. */
   readonly clientTypeHeader?: string;
+  /** Sent as the client type when the caller sends none (the auth service needs one, platform.md). */
+  readonly defaultClientType?: string;
   readonly now?: () => number;
 }
 
@@ -75,7 +77,7 @@ export function requireGroup(options: AccessOptions): MiddlewareHandler {
     }
     if (Object.keys(headers).length === 0)
       throw new HttpError(401, 'no session: send the sid cookie or a bearer token');
-    const clientType = c.req.header(clientTypeHeader);
+    const clientType = c.req.header(clientTypeHeader) ?? options.defaultClientType;
     if (clientType) headers[clientTypeHeader] = clientType;
 
     // The key is a hash, so the cache holds no session token.

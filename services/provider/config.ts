@@ -16,6 +16,8 @@ const ENV = z.object({
   AUTH_CACHE_SECONDS: envInteger(0, 3600).default(10),
   AUTH_TIMEOUT_MS: envInteger(1, 60_000).default(5000),
   CLIENTTYPE_HEADER_KEY: z.string().min(1).default('client-type'),
+  /** The client type asked for when the caller sends no client-type header. */
+  AUTH_CLIENT_TYPE: z.string().min(1).optional(),
   MONGODB_TIMEOUT_MS: envInteger(1, 120_000).default(5000),
   PROVIDERS_CHANGES_TOPIC: z.string().min(1).optional(),
   /** librdkafka `bootstrap.servers`; required with PROVIDERS_CHANGES_TOPIC. */

@@ -63,6 +63,7 @@ export async function startProviderService(
       cacheMs: config.AUTH_CACHE_SECONDS * 1000,
       timeoutMs: config.AUTH_TIMEOUT_MS,
       clientTypeHeader: config.CLIENTTYPE_HEADER_KEY,
+      defaultClientType: config.AUTH_CLIENT_TYPE,
     }),
     defaultConsoleVersion: config.PROVIDERS_DEFAULT_CONSOLE_VERSION,
     ready: () => repository.ping().then(() => true),
