@@ -15,9 +15,3 @@ export interface ChangePublisher {
   publish(change: ProviderChange): Promise<void>;
   close(): Promise<void>;
 }
-
-/** For a service without `PROVIDERS_CHANGES_TOPIC`. */
-export const NO_CHANGES: ChangePublisher = {
-  publish: async () => {},
-  close: async () => {},
-};

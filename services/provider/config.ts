@@ -25,6 +25,8 @@ const ENV = z.object({
   /** Extra librdkafka properties as a JSON object (security, client.id, …). */
   KAFKA_PROPERTIES: envJsonObject(),
   KAFKA_ACK_TIMEOUT_MS: envInteger(1, 120_000).default(10_000),
+  /** How often changes left pending (broker down, process stopped) are produced again; 0: only at start. */
+  PROVIDERS_RESEND_SECONDS: envInteger(0, 86_400).default(30),
   /** The Console version assumed for requests without a `console-version` header. */
   PROVIDERS_DEFAULT_CONSOLE_VERSION: z
     .string()

@@ -19,7 +19,7 @@ export interface KafkaChangesOptions {
 /**
  * Publishes each change as one record through the engine's produce operator and waits for its
  * delivery report. The producer connects on first use; a failed connection is retried by the next
- * change. A change not acknowledged in time is a 503 (the database change stays: see README).
+ * change. A change not acknowledged in time is a 503 (it stays pending on its record: ChangeRelay).
  */
 export function kafkaChanges({
   topic,
@@ -45,9 +45,11 @@ export function kafkaChanges({
           of({ items: [record], acks: [] }).pipe(produceRecords(ready), timeout({ first: ackTimeoutMs })),
         );
       } catch (error) {
-        throw new HttpError(503, `the change was stored but not acknowledged by the broker on "${topic}"`, {
-          cause: error,
-        });
+        throw new HttpError(
+          503,
+          `the change was stored but not acknowledged by the broker on "${topic}"; its event is kept and will be re-sent`,
+          { cause: error },
+        );
       }
     },
     close: () => producer.release(ackTimeoutMs),

@@ -1,33 +1,41 @@
 import { HttpError } from '../kit/index.ts';
-import type { ChangePublisher } from './changes.ts';
+import type { ChangeRelay } from './change-relay.ts';
 import type { CredentialCipher, SealContext } from './cipher.ts';
 import type { CreateBody, PatchBody } from './provider-schema.ts';
 import { unsupportedCredential } from './provider-schema.ts';
 import type { Page, ProviderRepository } from './repository.ts';
-import { type ProviderView, type StoredProvider, toView } from './stored-provider.ts';
+import {
+  type Outbox,
+  type PendingChange,
+  type ProviderView,
+  type StoredProvider,
+  toView,
+} from './stored-provider.ts';
 
 type Credentials = NonNullable<CreateBody['credentials']>;
 type Proxy = NonNullable<CreateBody['proxy']>;
 
 /**
  * The provider operations behind the routes: secrets are sealed before anything is stored, reads
- * answer views, and every change is published (and acknowledged) before the caller gets its answer.
+ * answer views. With a relay, every change is stored as pending in the same write as the record
+ * and delivered (acknowledged) before the caller gets its answer.
  */
 export class Providers {
   readonly #repository: ProviderRepository;
   readonly #cipher: CredentialCipher;
-  readonly #changes: ChangePublisher;
+  readonly #relay: ChangeRelay | undefined;
   readonly #now: () => Date;
 
   constructor(options: {
     repository: ProviderRepository;
     cipher: CredentialCipher;
-    changes: ChangePublisher;
+    /** Without it (no changes topic) nothing is marked pending or produced. */
+    relay?: ChangeRelay;
     now?: () => Date;
   }) {
     this.#repository = options.repository;
     this.#cipher = options.cipher;
-    this.#changes = options.changes;
+    this.#relay = options.relay;
     this.#now = options.now ?? (() => new Date());
   }
 
@@ -44,12 +52,12 @@ export class Providers {
       createdAt: now,
       updatedAt: now,
     };
-    await this.#repository.insert(stored);
     const view = toView(stored);
-    await this.#changes.publish({
-      key: { tenantId, providerId },
-      value: { op: 'c', before: null, after: view },
+    await this.#repository.insert({
+      ...stored,
+      ...this.#withPending(undefined, { op: 'c', before: null, after: view }),
     });
+    await this.#relay?.deliver(tenantId, providerId);
     return view;
   }
 
@@ -73,9 +81,9 @@ export class Providers {
       const path = credentials ? '/credentials/type' : '/type';
       throw new HttpError(400, 'invalid request: 1 problem(s)', { errors: [{ path, message: unsupported }] });
     }
-    await this.#repository.replace(next);
     const [before, after] = [toView(stored), toView(next)];
-    await this.#changes.publish({ key: { tenantId, providerId }, value: { op: 'u', before, after } });
+    await this.#repository.replace({ ...next, ...this.#withPending(stored, { op: 'u', before, after }) });
+    await this.#relay?.deliver(tenantId, providerId);
     return after;
   }
 
@@ -89,11 +97,28 @@ export class Providers {
   }
 
   async delete(tenantId: string, providerId: string): Promise<void> {
-    const deleted = await this.#repository.delete(tenantId, providerId);
-    await this.#changes.publish({
-      key: { tenantId, providerId },
-      value: { op: 'd', before: toView(deleted), after: null },
-    });
+    if (!this.#relay) {
+      await this.#repository.delete(tenantId, providerId);
+      return;
+    }
+    // The record stays, reduced to its pending changes, until the `d` change is acknowledged.
+    await this.#repository.delete(tenantId, providerId, (found) => ({
+      tenantId,
+      providerId,
+      deleted: true,
+      version: found.version + 1,
+      ...this.#withPending(found, { op: 'd', before: toView(found), after: null }),
+    }));
+    await this.#relay.deliver(tenantId, providerId);
+  }
+
+  /** The outbox of a record after a write that adds `change` to what `previous` had pending. */
+  #withPending(previous: Outbox | undefined, change: PendingChange): Outbox {
+    if (!this.#relay) return {};
+    return {
+      pendingChanges: [...(previous?.pendingChanges ?? []), change],
+      pendingSince: previous?.pendingSince ?? this.#now(),
+    };
   }
 
   #sealCredentials(tenantId: string, providerId: string, { type, expirationDate, content }: Credentials) {

@@ -8,7 +8,7 @@ import {
   MongoTopologyClosedError,
 } from 'mongodb';
 import { HttpError } from '../kit/index.ts';
-import type { StoredProvider } from './stored-provider.ts';
+import type { DeletedProvider, Outbox, StoredProvider } from './stored-provider.ts';
 
 const DUPLICATE_KEY = 11000;
 
@@ -43,6 +43,17 @@ async function available<T>(work: () => Promise<T>): Promise<T> {
 }
 
 const byId = (tenantId: string, providerId: string) => ({ tenantId, providerId });
+/** Records that are providers, not the {@link DeletedProvider} left while a `d` change is pending. */
+const LIVE = { deleted: { $ne: true as const } };
+const live = (tenantId: string, providerId: string) => ({ ...byId(tenantId, providerId), ...LIVE });
+
+/** What the change relay needs of a record: which version holds which pending changes. */
+export interface PendingRecord extends Outbox {
+  readonly tenantId: string;
+  readonly providerId: string;
+  readonly version: number;
+  readonly deleted?: true;
+}
 
 /**
  * The providers of every tenant in one collection, unique by `{tenantId, providerId}` through an
@@ -50,10 +61,13 @@ const byId = (tenantId: string, providerId: string) => ({ tenantId, providerId }
  */
 export class ProviderRepository {
   readonly #collection: Collection<StoredProvider>;
+  /** The same collection seen as records with an outbox, deleted ones included. */
+  readonly #records: Collection<PendingRecord | DeletedProvider>;
   #indexed: Promise<unknown> | undefined;
 
   constructor(db: Db, collectionName: string) {
     this.#collection = db.collection<StoredProvider>(collectionName);
+    this.#records = db.collection<PendingRecord | DeletedProvider>(collectionName);
   }
 
   /**
@@ -70,20 +84,34 @@ export class ProviderRepository {
     return this.#indexed;
   }
 
-  /** 409 when the tenant has a provider with this id already. */
+  /**
+   * 409 when the tenant has a provider with this id already. A deleted provider whose `d` change
+   * is still pending is taken over: the new record keeps those changes before its own.
+   */
   insert(provider: StoredProvider): Promise<void> {
     return available(async () => {
       await this.ensureIndexes();
-      try {
-        await this.#collection.insertOne({ ...provider });
-      } catch (error) {
-        if (error instanceof MongoServerError && error.code === DUPLICATE_KEY) {
-          throw new HttpError(
-            409,
-            `tenant "${provider.tenantId}" has a provider "${provider.providerId}" already`,
-          );
+      for (;;) {
+        try {
+          await this.#collection.insertOne({ ...provider });
+          return;
+        } catch (error) {
+          if (!(error instanceof MongoServerError && error.code === DUPLICATE_KEY)) throw error;
         }
-        throw error;
+        const { tenantId, providerId } = provider;
+        const deleted = await this.#records.findOne({ ...byId(tenantId, providerId), deleted: true });
+        if (!deleted) throw new HttpError(409, `tenant "${tenantId}" has a provider "${providerId}" already`);
+        const taken = await this.#records.replaceOne(
+          { ...byId(tenantId, providerId), deleted: true, version: deleted.version },
+          {
+            ...provider,
+            version: deleted.version + 1,
+            pendingChanges: [...(deleted.pendingChanges ?? []), ...(provider.pendingChanges ?? [])],
+            pendingSince: deleted.pendingSince ?? provider.pendingSince,
+          },
+        );
+        if (taken.matchedCount === 1) return;
+        // Its last change was acknowledged and it was removed meanwhile: insert again.
       }
     });
   }
@@ -91,7 +119,7 @@ export class ProviderRepository {
   /** The provider, or a 404. */
   get(tenantId: string, providerId: string): Promise<StoredProvider> {
     return available(async () => {
-      const found = await this.#collection.findOne(byId(tenantId, providerId), { projection: { _id: 0 } });
+      const found = await this.#collection.findOne(live(tenantId, providerId), { projection: { _id: 0 } });
       if (!found) throw notFound(tenantId, providerId);
       return found;
     });
@@ -101,12 +129,12 @@ export class ProviderRepository {
     return available(async () => {
       const [items, total] = await Promise.all([
         this.#collection
-          .find({ tenantId }, { projection: { _id: 0 } })
+          .find({ tenantId, ...LIVE }, { projection: { _id: 0 } })
           .sort({ providerId: 1 })
           .skip(skip)
           .limit(limit)
           .toArray(),
-        this.#collection.countDocuments({ tenantId }),
+        this.#collection.countDocuments({ tenantId, ...LIVE }),
       ]);
       return { items, total };
     });
@@ -120,38 +148,76 @@ export class ProviderRepository {
     return available(async () => {
       const { tenantId, providerId, version } = next;
       const result = await this.#collection.replaceOne(
-        { ...byId(tenantId, providerId), version: version - 1 },
+        { ...live(tenantId, providerId), version: version - 1 },
         { ...next },
       );
       if (result.matchedCount === 1) return;
-      const exists = await this.#collection.countDocuments(byId(tenantId, providerId), { limit: 1 });
+      const exists = await this.#collection.countDocuments(live(tenantId, providerId), { limit: 1 });
       if (!exists) throw notFound(tenantId, providerId);
       throw new HttpError(409, `provider "${providerId}" was changed concurrently; read it again and retry`);
     });
   }
 
   /**
-   * Deletes and returns the provider, or a 404. Read, then deleted only at the version read, so
-   * the returned document is exactly what was deleted (findOneAndDelete would do it in one step,
-   * but the jongodb stand-in rejects the command the driver sends for it).
+   * Deletes the provider and returns it as it was, or a 404. With `leave`, the record is replaced
+   * by what `leave` makes of it (its pending `d` change) instead of removed. Read, then written
+   * only at the version read, so the returned document is exactly what was deleted.
    */
-  delete(tenantId: string, providerId: string): Promise<StoredProvider> {
+  delete(
+    tenantId: string,
+    providerId: string,
+    leave?: (found: StoredProvider) => DeletedProvider,
+  ): Promise<StoredProvider> {
     return available(async () => {
       for (;;) {
-        const found = await this.#collection.findOne(byId(tenantId, providerId), { projection: { _id: 0 } });
+        const found = await this.#collection.findOne(live(tenantId, providerId), { projection: { _id: 0 } });
         if (!found) throw notFound(tenantId, providerId);
-        const { deletedCount } = await this.#collection.deleteOne({
-          ...byId(tenantId, providerId),
-          version: found.version,
-        });
-        if (deletedCount === 1) return found;
+        const atVersion = { ...byId(tenantId, providerId), version: found.version };
+        const done = leave
+          ? (await this.#records.replaceOne(atVersion, leave(found))).matchedCount
+          : (await this.#collection.deleteOne(atVersion)).deletedCount;
+        if (done === 1) return found;
       }
     });
   }
 
+  /** The record's version and pending changes (deleted records included), or null. */
+  pending(tenantId: string, providerId: string): Promise<PendingRecord | null> {
+    return available(() =>
+      this.#records.findOne(byId(tenantId, providerId), {
+        projection: { _id: 0, tenantId: 1, providerId: 1, version: 1, deleted: 1, pendingChanges: 1 },
+      }),
+    );
+  }
+
+  /**
+   * Drops the pending changes of `record` once acknowledged, only if no write came since (a write
+   * after it appended its own change, which its request delivers with these again). A deleted
+   * record goes with them. The version is not bumped: an acknowledgement must not fail a PATCH.
+   */
+  settle(record: PendingRecord): Promise<void> {
+    return available(async () => {
+      const atVersion = { ...byId(record.tenantId, record.providerId), version: record.version };
+      if (record.deleted) await this.#records.deleteOne({ ...atVersion, deleted: true });
+      else await this.#records.updateOne(atVersion, { $unset: { pendingChanges: '', pendingSince: '' } });
+    });
+  }
+
+  /** The ids of the records with changes pending since `cutoff` or before, oldest first. */
+  pendingSince(cutoff: Date): Promise<{ tenantId: string; providerId: string }[]> {
+    return available(() =>
+      this.#records
+        .find(
+          { pendingSince: { $lte: cutoff } },
+          { projection: { _id: 0, tenantId: 1, providerId: 1 }, sort: { pendingSince: 1 } },
+        )
+        .toArray(),
+    );
+  }
+
   /** Every provider of every tenant, for the key rotation. */
   all(): AsyncIterable<StoredProvider> {
-    return this.#collection.find({}, { projection: { _id: 0 } });
+    return this.#collection.find({ ...LIVE }, { projection: { _id: 0 } });
   }
 
   /** Readiness: MongoDB answers and the unique index exists. */

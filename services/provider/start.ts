@@ -2,10 +2,11 @@ import { fileURLToPath } from 'node:url';
 import { MongoClient } from 'mongodb';
 import type { Logger } from 'pino';
 import { collectDefaultMetrics, Registry } from 'prom-client';
+import { systemClock } from '../../operators/clock.ts';
 import { type RunningServer, readPackageInfo, serve } from '../kit/index.ts';
 import { requireGroup } from './access.ts';
 import { createProviderApp } from './app.ts';
-import { NO_CHANGES } from './changes.ts';
+import { ChangeRelay, type ResendSummary, startResendLoop } from './change-relay.ts';
 import { CredentialCipher } from './cipher.ts';
 import type { ProviderConfig } from './config.ts';
 import { kafkaChanges } from './kafka-changes.ts';
@@ -32,26 +33,32 @@ function connectRepository(config: ProviderConfig) {
 export async function startProviderService(
   config: ProviderConfig,
   options: { logger: Logger; handleSignals?: boolean },
-): Promise<RunningServer> {
+): Promise<ProviderServer> {
   const { logger } = options;
   const { client, repository } = connectRepository(config);
   await repository
     .ensureIndexes()
     .catch((err: unknown) => logger.warn({ err }, 'providers index not created yet'));
 
-  const changes = config.PROVIDERS_CHANGES_TOPIC
+  const publisher = config.PROVIDERS_CHANGES_TOPIC
     ? kafkaChanges({
         topic: config.PROVIDERS_CHANGES_TOPIC,
         properties: { ...config.KAFKA_PROPERTIES, 'bootstrap.servers': config.KAFKA_BROKERS! },
         ackTimeoutMs: config.KAFKA_ACK_TIMEOUT_MS,
         logger,
       })
-    : NO_CHANGES;
-  const providers = new Providers({
-    repository,
-    cipher: new CredentialCipher(config.encryptionKeys),
-    changes,
-  });
+    : undefined;
+  const relay = publisher && new ChangeRelay({ repository, publisher, logger });
+  const providers = new Providers({ repository, cipher: new CredentialCipher(config.encryptionKeys), relay });
+  const stopResending = relay
+    ? startResendLoop({
+        resend: (cutoff) => relay.resendPending(cutoff),
+        clock: systemClock,
+        everyMs: config.PROVIDERS_RESEND_SECONDS * 1000 || Number.POSITIVE_INFINITY,
+        graceMs: config.KAFKA_ACK_TIMEOUT_MS,
+        logger,
+      })
+    : async () => {};
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'streamfold_' });
 
@@ -71,13 +78,22 @@ export async function startProviderService(
     logger,
     registry,
   });
-  return serve(app, {
+  const server = await serve(app, {
     port: config.HTTP_PORT,
     logger,
     delayShutdownSeconds: config.DELAY_SHUTDOWN_SECONDS,
     handleSignals: options.handleSignals ?? true,
-    onShutdown: [() => changes.close(), () => client.close()],
+    onShutdown: [stopResending, () => publisher?.close(), () => client.close()],
   });
+  return Object.assign(server, {
+    resendPending: (cutoff = new Date()) =>
+      relay ? relay.resendPending(cutoff) : Promise.resolve({ delivered: 0, left: 0 }),
+  });
+}
+
+/** The running service; `resendPending` runs a resend round now (tests, operators' scripts). */
+export interface ProviderServer extends RunningServer {
+  resendPending(cutoff?: Date): Promise<ResendSummary>;
 }
 
 /** `--rotate-keys`: seals every stored secret with the first key of PROVIDERS_ENCRYPTION_KEY. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { ProviderChange } from './changes.ts';
 import type { Sealed } from './cipher.ts';
 import {
   CAPABILITIES,
@@ -9,8 +10,33 @@ import {
   type ProviderType,
 } from './matrix.ts';
 
+/** A change event value stored with the record it describes until the broker acknowledges it. */
+export type PendingChange = ProviderChange['value'];
+
+/**
+ * The outbox of one record: changes written in the same MongoDB write as the change itself,
+ * removed once the broker acknowledged them, so a change stored is never lost to the topic.
+ */
+export interface Outbox {
+  /** Oldest first; absent when everything was acknowledged (or no topic is configured). */
+  pendingChanges?: PendingChange[];
+  /** When the oldest pending change was stored: the resend loop leaves younger ones to their request. */
+  pendingSince?: Date;
+}
+
+/**
+ * What is left of a deleted provider while its `d` change (and any before it) awaits the broker;
+ * removed with its last pending change. Reads never see it.
+ */
+export interface DeletedProvider extends Outbox {
+  tenantId: string;
+  providerId: string;
+  deleted: true;
+  version: number;
+}
+
 /** A provider as stored: secrets only as {@link Sealed} ciphertext. */
-export interface StoredProvider {
+export interface StoredProvider extends Outbox {
   tenantId: string;
   providerId: string;
   type: ProviderType;

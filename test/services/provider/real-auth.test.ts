@@ -120,7 +120,7 @@ test('a member with a bearer token of another client type (forwarded as the call
 });
 
 test('a user outside access_token_manager: 403 on every route, by cookie and by token', async () => {
-  const sessions = [
+  const sessions: Record<string, string>[] = [
     { cookie: await cookieOf(DEVELOPER) },
     { authorization: `Bearer ${await tokenOf(DEVELOPER)}`, 'client-type': 'api' },
   ];
