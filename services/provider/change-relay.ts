@@ -83,7 +83,7 @@ export class ChangeRelay {
 export interface ResendLoopOptions {
   readonly resend: (cutoff: Date) => Promise<unknown>;
   readonly clock: Clock;
-  /** Time between two rounds, the first right at start. */
+  /** Time between two rounds, the first right at start; 0: only that one. */
   readonly everyMs: number;
   /**
    * A change younger than this is left to the request that wrote it (in this or another process),
@@ -93,7 +93,7 @@ export interface ResendLoopOptions {
   readonly logger: Logger;
 }
 
-/** Runs `resend` at start and then every `everyMs` until the returned stop is called. */
+/** Runs `resend` at start and then every `everyMs` (a round never overlaps the previous) until stopped. */
 export function startResendLoop({ resend, clock, everyMs, graceMs, logger }: ResendLoopOptions) {
   let stopped = false;
   let timer: unknown;
@@ -102,7 +102,7 @@ export function startResendLoop({ resend, clock, everyMs, graceMs, logger }: Res
     round = resend(new Date(clock.now() - graceMs))
       .catch((err: unknown) => logger.warn({ err }, 'resending pending provider changes failed'))
       .finally(() => {
-        if (!stopped) timer = clock.setTimeout(tick, everyMs);
+        if (!stopped && everyMs > 0) timer = clock.setTimeout(tick, everyMs);
       });
   };
   tick();

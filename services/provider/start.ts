@@ -54,7 +54,7 @@ export async function startProviderService(
     ? startResendLoop({
         resend: (cutoff) => relay.resendPending(cutoff),
         clock: systemClock,
-        everyMs: config.PROVIDERS_RESEND_SECONDS * 1000 || Number.POSITIVE_INFINITY,
+        everyMs: config.PROVIDERS_RESEND_SECONDS * 1000,
         graceMs: config.KAFKA_ACK_TIMEOUT_MS,
         logger,
       })

@@ -1,10 +1,11 @@
 import * as assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { Writable } from 'node:stream';
+import { MongoClient } from 'mongodb';
 import pino from 'pino';
 import { parseChangeEvent } from '../../../engine/change-event/parse.ts';
-import type { RunningServer } from '../../../services/kit/index.ts';
 import { readConfig } from '../../../services/provider/config.ts';
-import { startProviderService } from '../../../services/provider/start.ts';
+import { type ProviderServer, startProviderService } from '../../../services/provider/start.ts';
 import { type KafkaFixture, startKafka } from '../../support/kafka.ts';
 import { type MongoFixture, startMongo } from '../../support/mongo.ts';
 import { test } from '../../support/suite.ts';
@@ -13,33 +14,81 @@ import { CREDENTIALS, provider, SECRET_MARK } from './bodies.ts';
 import { startUserinfoStandIn, type UserinfoStandIn } from './userinfo-stand-in.ts';
 
 const HEADERS = { cookie: 'sid=manager', 'content-type': 'application/json' };
+const KEY = randomBytes(32).toString('base64');
 
 let kafka: KafkaFixture;
 let mongo: MongoFixture;
 let auth: UserinfoStandIn;
 let reader: TopicReader;
-let server: RunningServer;
+let server: ProviderServer;
 let topic: string;
 let base: string;
+let db: MongoClient;
+/** The log lines of every service of this suite, to grep for secrets at the end. */
+const logLines: string[] = [];
 
-test.before(async () => {
-  [kafka, mongo] = await Promise.all([startKafka({ topics: { providers: 1 } }), startMongo()]);
-  topic = kafka.topic('providers');
-  auth = await startUserinfoStandIn({ manager: { id: 'ada', groups: ['access_token_manager'] } });
+function capturedLogger() {
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      logLines.push(String(chunk));
+      done();
+    },
+  });
+  return pino({ level: 'debug' }, sink);
+}
+
+/** A service on the suite's MongoDB and topic; `KAFKA_BROKERS` decides which broker it reaches. */
+function startService(overrides: Record<string, string> = {}) {
   const { 'bootstrap.servers': brokers, ...properties } = kafka.properties;
   const config = readConfig({
     HTTP_PORT: '0',
     MONGODB_URL: mongo.url,
     PROVIDERS_DATABASE: mongo.database,
-    PROVIDERS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    PROVIDERS_ENCRYPTION_KEY: KEY,
     AUTH_SERVICE_URL: auth.url,
     PROVIDERS_CHANGES_TOPIC: topic,
     KAFKA_BROKERS: brokers!,
     KAFKA_PROPERTIES: JSON.stringify(properties),
     // A fresh Mokapi connection may need several socket timeouts (3 s each) on a loaded machine.
     KAFKA_ACK_TIMEOUT_MS: '60000',
+    // Rounds run when a test asks (resendPending), not on their own in the middle of a test.
+    PROVIDERS_RESEND_SECONDS: '0',
+    ...overrides,
   });
-  server = await startProviderService(config, { logger: pino({ level: 'silent' }), handleSignals: false });
+  return startProviderService(config, { logger: capturedLogger(), handleSignals: false });
+}
+
+/** A service whose broker never answers: every change stays pending. */
+const startServiceWithoutBroker = () =>
+  startService({ KAFKA_BROKERS: '127.0.0.1:1', KAFKA_PROPERTIES: '{}', KAFKA_ACK_TIMEOUT_MS: '1000' });
+
+const stored = (providerId: string) =>
+  db.db(mongo.database).collection('providers').findOne({ tenantId: 'acme', providerId });
+
+function send(url: string, method: string, body?: unknown) {
+  return fetch(url, {
+    method,
+    headers: HEADERS,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+}
+
+/** The ops of the change events of one provider, in topic order. */
+function opsOf(providerId: string): string[] {
+  return reader
+    .messages(topic)
+    .map((message) => parseChangeEvent(message))
+    .flatMap((parsed) =>
+      parsed.kind === 'change' && parsed.event.key.providerId === providerId ? [parsed.event.op] : [],
+    );
+}
+
+test.before(async () => {
+  [kafka, mongo] = await Promise.all([startKafka({ topics: { providers: 1 } }), startMongo()]);
+  topic = kafka.topic('providers');
+  auth = await startUserinfoStandIn({ manager: { id: 'ada', groups: ['access_token_manager'] } });
+  db = new MongoClient(mongo.url);
+  server = await startService();
   base = `http://127.0.0.1:${server.port}/api/backend/tenants/acme/providers`;
   reader = await startTopicReader(kafka, { [topic]: 1 });
 });
@@ -48,6 +97,7 @@ test.after(async () => {
   await server?.close();
   await reader?.stop();
   await auth?.stop();
+  await db?.close();
   await Promise.all([kafka?.stop(), mongo?.stop()]);
 });
 
@@ -125,33 +175,123 @@ test('a failed request produces nothing', async () => {
   assert.equal(messages.length, before + 1);
 });
 
-test('a broker that does not acknowledge: 503, the change itself stays stored', async () => {
-  const unreachable = await startProviderService(
-    readConfig({
-      HTTP_PORT: '0',
-      MONGODB_URL: mongo.url,
-      PROVIDERS_DATABASE: mongo.database,
-      PROVIDERS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
-      AUTH_SERVICE_URL: auth.url,
-      PROVIDERS_CHANGES_TOPIC: topic,
-      KAFKA_BROKERS: '127.0.0.1:1',
-      KAFKA_ACK_TIMEOUT_MS: '1000',
-    }),
-    { logger: pino({ level: 'silent' }), handleSignals: false },
-  );
+test('an acknowledged change leaves no pending marker on its record', async () => {
+  const document = (await stored('vault-1'))!;
+  assert.equal(document.pendingChanges, undefined);
+  assert.equal(document.pendingSince, undefined);
+});
+
+test('broker down: 503, each change kept pending on its record in order; the next round produces them all in order', async () => {
+  const down = await startServiceWithoutBroker();
   try {
-    const url = `http://127.0.0.1:${unreachable.port}/api/backend/tenants/acme/providers`;
-    const answer = await fetch(url, {
-      method: 'POST',
-      headers: HEADERS,
-      body: JSON.stringify(provider('unsent')),
-    });
-    assert.equal(answer.status, 503);
-    assert.match(((await answer.json()) as { message: string }).message, /stored but not acknowledged/);
-    assert.equal((await fetch(`${url}/unsent`, { headers: HEADERS })).status, 200);
+    const url = `http://127.0.0.1:${down.port}/api/backend/tenants/acme/providers`;
+    const body = provider('outbox-1', 'gitlab', { credentials: CREDENTIALS.token });
+    const created = await send(url, 'POST', body);
+    assert.equal(created.status, 503);
+    assert.match(((await created.json()) as { message: string }).message, /stored .* will be re-sent/);
+    assert.equal((await send(`${url}/outbox-1`, 'GET')).status, 200, 'the change itself is stored');
+    assert.equal((await send(`${url}/outbox-1`, 'PATCH', { label: 'while down' })).status, 503);
+    assert.equal((await send(`${url}/outbox-1`, 'DELETE')).status, 503);
+    assert.equal((await send(`${url}/outbox-1`, 'GET')).status, 404, 'deleted, though its record waits');
+    const listed = (await (await send(url, 'GET')).json()) as { providerId: string }[];
+    assert.ok(!listed.some((p) => p.providerId === 'outbox-1'));
+    assert.equal((await send(url, 'POST', body)).status, 503, 'created again over the waiting record');
+
+    const document = (await stored('outbox-1'))!;
+    assert.deepEqual(
+      document.pendingChanges.map((change: { op: string }) => change.op),
+      ['c', 'u', 'd', 'c'],
+    );
+    assert.ok(document.pendingSince instanceof Date);
+    assert.ok(!JSON.stringify(document.pendingChanges).includes(SECRET_MARK));
+    assert.deepEqual(await down.resendPending(), { delivered: 0, left: 1 }, 'still no broker');
   } finally {
-    await unreachable.close();
+    await down.close();
   }
+
+  const before = reader.messages(topic).length;
+  assert.deepEqual(await server.resendPending(), { delivered: 1, left: 0 });
+  await reader.waitFor(topic, before + 4);
+  assert.deepEqual(opsOf('outbox-1'), ['c', 'u', 'd', 'c']);
+  const [, updated, deleted] = reader
+    .messages(topic)
+    .slice(before)
+    .map((m) => parseChangeEvent(m));
+  assert.equal(updated?.kind === 'change' && updated.event.after?.label, 'while down');
+  assert.equal(deleted?.kind === 'change' && deleted.event.after, null);
+  assert.equal((await stored('outbox-1'))!.pendingChanges, undefined, 'settled');
+  assert.deepEqual(await server.resendPending(), { delivered: 0, left: 0 });
+});
+
+test('a deleted provider whose event was pending disappears once it is acknowledged', async () => {
+  const down = await startServiceWithoutBroker();
+  try {
+    const url = `http://127.0.0.1:${down.port}/api/backend/tenants/acme/providers`;
+    assert.equal((await send(url, 'POST', provider('outbox-2'))).status, 503);
+    assert.equal((await send(`${url}/outbox-2`, 'DELETE')).status, 503);
+  } finally {
+    await down.close();
+  }
+  assert.equal((await stored('outbox-2'))!.deleted, true);
+  const before = reader.messages(topic).length;
+  await server.resendPending();
+  await reader.waitFor(topic, before + 2);
+  assert.deepEqual(opsOf('outbox-2'), ['c', 'd']);
+  assert.equal(await stored('outbox-2'), null);
+});
+
+test('the next write of a provider delivers the changes its failed predecessors left, first', async () => {
+  const down = await startServiceWithoutBroker();
+  try {
+    const url = `http://127.0.0.1:${down.port}/api/backend/tenants/acme/providers`;
+    assert.equal((await send(url, 'POST', provider('outbox-3'))).status, 503);
+  } finally {
+    await down.close();
+  }
+  const before = reader.messages(topic).length;
+  const patched = await send(`${base}/outbox-3`, 'PATCH', { label: 'broker back' });
+  assert.equal(patched.status, 200);
+  await reader.waitFor(topic, before + 2);
+  assert.deepEqual(opsOf('outbox-3'), ['c', 'u']);
+  assert.equal((await stored('outbox-3'))!.pendingChanges, undefined);
+});
+
+/** The change events of one provider in topic order, a repeat of the one before dropped (at least once). */
+function eventsOf(providerId: string) {
+  const events = reader
+    .messages(topic)
+    .map((message) => parseChangeEvent(message))
+    .flatMap((parsed) =>
+      parsed.kind === 'change' && parsed.event.key.providerId === providerId ? [parsed.event] : [],
+    );
+  return events.filter((event, i) => i === 0 || JSON.stringify(event) !== JSON.stringify(events[i - 1]));
+}
+
+test('concurrent writes of one provider reach the topic in the order they were stored', async () => {
+  assert.equal((await send(base, 'POST', provider('ordered'))).status, 201);
+  const answers = await Promise.all(
+    Array.from({ length: 5 }, (_, i) => send(`${base}/ordered`, 'PATCH', { label: `v${i}` })),
+  );
+  const applied = answers.filter((a) => a.status === 200).length;
+  assert.ok(applied >= 1);
+  // Every answer came after its change was acknowledged: the reader only has to catch up.
+  const deadline = Date.now() + 30_000;
+  while (eventsOf('ordered').length < 1 + applied && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  const events = eventsOf('ordered');
+  assert.equal(events.length, 1 + applied);
+  for (let i = 1; i < events.length; i++) {
+    assert.deepEqual(events[i]!.before, events[i - 1]!.after, `event ${i} follows event ${i - 1}`);
+  }
+  const final = await (await send(`${base}/ordered`, 'GET')).json();
+  assert.deepEqual(events.at(-1)!.after, final);
+});
+
+test('no change event and no log line holds a secret', () => {
+  assert.ok(logLines.length > 10);
+  for (const line of logLines) assert.ok(!line.includes(SECRET_MARK), line);
+  for (const message of reader.messages(topic)) assert.ok(!String(message.value).includes(SECRET_MARK));
 });
 
 test.run();
