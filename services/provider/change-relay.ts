@@ -13,8 +13,8 @@ export interface ResendSummary {
 /**
  * Delivers the changes a write left pending on its record (the outbox), in the order written,
  * then drops them. One provider's deliveries are serialized in this process, so its events reach
- * the topic in order; a change may be produced twice (at least once), never lost or reordered
- * by this process.
+ * the topic in order; a change is produced at least once: again only when dropping it failed
+ * (MongoDB down after the acknowledgement) or another process resent it (README).
  */
 export class ChangeRelay {
   readonly #repository: ProviderRepository;
@@ -53,7 +53,7 @@ export class ChangeRelay {
       await this.#publisher.publish({ key: { tenantId, providerId }, value });
     }
     // Acknowledged: failing to drop the marker only means the changes are produced again later.
-    await this.#repository.settle(record).catch((err: unknown) => {
+    await this.#repository.settle(record, record.pendingChanges.length).catch((err: unknown) => {
       this.#logger.warn({ err, tenantId, providerId }, 'acknowledged changes not yet marked as sent');
     });
   }

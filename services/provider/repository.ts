@@ -191,15 +191,38 @@ export class ProviderRepository {
   }
 
   /**
-   * Drops the pending changes of `record` once acknowledged, only if no write came since (a write
-   * after it appended its own change, which its request delivers with these again). A deleted
-   * record goes with them. The version is not bumped: an acknowledgement must not fail a PATCH.
+   * Drops the first `count` pending changes once acknowledged (`delivered`, as read before they
+   * were produced). A write in between appended after them; the drop then applies to the record
+   * as it is now. The version is bumped like any write, so a request that read the record before
+   * the drop cannot write the dropped changes back (its write is a 409). A deleted record goes
+   * with its last change.
    */
-  settle(record: PendingRecord): Promise<void> {
+  settle(delivered: PendingRecord, count: number): Promise<void> {
+    const { tenantId, providerId } = delivered;
+    const sent = JSON.stringify(delivered.pendingChanges?.slice(0, count));
     return available(async () => {
-      const atVersion = { ...byId(record.tenantId, record.providerId), version: record.version };
-      if (record.deleted) await this.#records.deleteOne({ ...atVersion, deleted: true });
-      else await this.#records.updateOne(atVersion, { $unset: { pendingChanges: '', pendingSince: '' } });
+      for (;;) {
+        const record = await this.pending(tenantId, providerId);
+        // Gone, or another relay dropped them already.
+        if (JSON.stringify(record?.pendingChanges?.slice(0, count)) !== sent) return;
+        const atVersion = { ...byId(tenantId, providerId), version: record!.version };
+        const rest = record!.pendingChanges!.slice(count);
+        const done =
+          record!.deleted && rest.length === 0
+            ? (await this.#records.deleteOne({ ...atVersion, deleted: true })).deletedCount
+            : (
+                await this.#records.updateOne(
+                  atVersion,
+                  rest.length === 0
+                    ? {
+                        $unset: { pendingChanges: '', pendingSince: '' },
+                        $set: { version: record!.version + 1 },
+                      }
+                    : { $set: { pendingChanges: rest, version: record!.version + 1 } },
+                )
+              ).matchedCount;
+        if (done === 1) return;
+      }
     });
   }
 
