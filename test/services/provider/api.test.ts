@@ -5,9 +5,10 @@ import { MongoClient } from 'mongodb';
 import pino from 'pino';
 import type { RunningServer } from '../../../services/kit/index.ts';
 import { MAX_BODY_BYTES } from '../../../services/provider/app.ts';
-import { CredentialCipher, type Sealed } from '../../../services/provider/cipher.ts';
+import { CredentialCipher, keyId, type Sealed } from '../../../services/provider/cipher.ts';
 import { type ProviderConfig, readConfig } from '../../../services/provider/config.ts';
-import { rotateStoredKeys, startProviderService } from '../../../services/provider/start.ts';
+import { service } from '../../../services/provider/index.ts';
+import { startProviderService } from '../../../services/provider/start.ts';
 import { type MongoFixture, startMongo } from '../../support/mongo.ts';
 import { test } from '../../support/suite.ts';
 import { startTcpProxy, type TcpProxy } from '../../support/tcp-proxy.ts';
@@ -449,25 +450,60 @@ test('GET /documentation/json: OpenAPI with the validating schemas', async () =>
   assert.equal(json.components.schemas.ProviderPatch.properties.providerId, undefined);
 });
 
-test('key rotation re-encrypts every secret with the new key; the old key can then go', async () => {
-  const rotated = readConfig(
-    env({ PROVIDERS_ENCRYPTION_KEY: `${KEY_B.toString('base64')},${KEY_A.toString('base64')}` }),
-  );
-  const summary = await rotateStoredKeys(rotated, pino({ level: 'silent' }));
-  const all = await db.db(mongo.database).collection('providers').find({}).toArray();
-  const withSecrets = all.filter((p) => p.credentials || p.proxy?.password);
-  assert.equal(summary.resealed, withSecrets.length);
-  assert.equal(summary.unchanged, all.length - withSecrets.length);
-  const onlyNew = new CredentialCipher([KEY_B]);
-  for (const p of withSecrets) {
-    if (p.credentials)
-      onlyNew.open(p.credentials.content, {
-        tenantId: p.tenantId,
-        providerId: p.providerId,
-        field: 'credentials',
-      });
+test('key rotation: a service with the new key first serves records under the old one; --rotate-keys reseals only those', async () => {
+  const bothKeys = `${KEY_B.toString('base64')},${KEY_A.toString('base64')}`;
+  const collection = db.db(mongo.database).collection('providers');
+  const withNewKey = await startProviderService(readConfig(env({ PROVIDERS_ENCRYPTION_KEY: bothKeys })), {
+    logger: pino({ level: 'silent' }),
+    handleSignals: false,
+  });
+  try {
+    const url = `http://127.0.0.1:${withNewKey.port}${providers('acme')}`;
+    const read = await fetch(`${url}/gitlab-main`, { headers: MANAGER });
+    assert.equal(read.status, 200, 'a record under the old key');
+    const created = await fetch(url, {
+      method: 'POST',
+      headers: { ...MANAGER, 'content-type': 'application/json' },
+      body: JSON.stringify(provider('under-new-key', 'vault', { credentials: CREDENTIALS.m2m })),
+    });
+    assert.equal(created.status, 201);
+  } finally {
+    await withNewKey.close();
   }
-  const gitlab = all.find((p) => p.tenantId === 'acme' && p.providerId === 'gitlab-main')!;
+  const sealedUnder = async (providerId: string) =>
+    ((await collection.findOne({ tenantId: 'acme', providerId }))!.credentials.content as Sealed).keyId;
+  assert.equal(await sealedUnder('under-new-key'), keyId(KEY_B));
+  assert.equal(await sealedUnder('gitlab-main'), keyId(KEY_A));
+
+  const all = await collection.find({}).toArray();
+  const underA = all.filter(
+    (p) => p.credentials?.content.keyId === keyId(KEY_A) || p.proxy?.password?.keyId === keyId(KEY_A),
+  );
+  assert.ok(underA.length >= 3);
+  // The CLI entry, as `npx streamfold service provider --rotate-keys` runs it.
+  const rotate = async (keys: string) => {
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await service.run(
+      env({ PROVIDERS_ENCRYPTION_KEY: keys, LOG_LEVEL: 'silent' }),
+      { out: (line) => out.push(line), err: (line) => err.push(line) },
+      new Set(['rotate-keys']),
+    );
+    return { code, out: out.join('\n'), err: err.join('\n') };
+  };
+  const first = await rotate(bothKeys);
+  assert.deepEqual(first, {
+    code: 0,
+    out: `re-encrypted ${underA.length} provider(s); ${all.length - underA.length} already under the current key`,
+    err: '',
+  });
+  const onlyNew = new CredentialCipher([KEY_B]);
+  for (const p of await collection.find({}).toArray()) {
+    const context = { tenantId: p.tenantId, providerId: p.providerId };
+    if (p.credentials) onlyNew.open(p.credentials.content, { ...context, field: 'credentials' });
+    if (p.proxy?.password) onlyNew.open(p.proxy.password, { ...context, field: 'proxy.password' });
+  }
+  const gitlab = (await collection.findOne({ tenantId: 'acme', providerId: 'gitlab-main' }))!;
   assert.equal(
     onlyNew.open(gitlab.proxy.password, {
       tenantId: 'acme',
@@ -476,12 +512,11 @@ test('key rotation re-encrypts every secret with the new key; the old key can th
     }),
     `${SECRET_MARK}proxy2`,
   );
-  assert.deepEqual(await rotateStoredKeys(rotated, pino({ level: 'silent' })), {
-    resealed: 0,
-    unchanged: all.length,
-  });
-  const dropped = readConfig(env({ PROVIDERS_ENCRYPTION_KEY: randomBytes(32).toString('base64') }));
-  await assert.rejects(rotateStoredKeys(dropped, pino({ level: 'silent' })), /no encryption key with id/);
+  assert.match((await rotate(bothKeys)).out, /^re-encrypted 0 provider\(s\)/);
+  const unknownKey = await rotate(randomBytes(32).toString('base64'));
+  assert.equal(unknownKey.code, 1);
+  assert.match(unknownKey.err, /no encryption key with id/);
+  assert.ok(!unknownKey.err.includes(KEY_B.toString('base64')));
 });
 
 test('no response body and no log line holds a secret', () => {
