@@ -33,6 +33,21 @@ export interface AccessOptions {
 const SESSION_HEADERS = ['cookie', 'authorization'] as const;
 const MAX_CACHED_SESSIONS = 10_000;
 
+/** `path` under the authentication service's base URL, which may carry a path of its own. */
+function authServiceUrl(base: string, path: string): URL {
+  return new URL(path, base.replace(/\/?$/, '/'));
+}
+
+/**
+ * Resolves when the authentication service's `/-/ready` answers 2xx within `timeoutMs`: ready,
+ * not only alive, since without its Redis it cannot tell who a session is.
+ */
+export async function pingAuthService(base: string, timeoutMs: number): Promise<void> {
+  const response = await fetch(authServiceUrl(base, '-/ready'), { signal: AbortSignal.timeout(timeoutMs) });
+  await response.body?.cancel();
+  if (!response.ok) throw new Error(`the authentication service answered ${response.status}`);
+}
+
 /**
  * A middleware letting through only callers in `group`: the session (`Cookie`/`Authorization`)
  * is checked by the authentication service, whose answer is cached per session for `cacheMs`.
@@ -42,7 +57,7 @@ const MAX_CACHED_SESSIONS = 10_000;
 export function requireGroup(options: AccessOptions): MiddlewareHandler {
   const { group, cacheMs, timeoutMs, now = Date.now } = options;
   const clientTypeHeader = options.clientTypeHeader ?? 'client-type';
-  const userinfoUrl = new URL('userinfo', options.authServiceUrl.replace(/\/?$/, '/'));
+  const userinfoUrl = authServiceUrl(options.authServiceUrl, 'userinfo');
   const cache = new Map<string, { caller: Caller; until: number }>();
 
   async function userinfo(headers: Record<string, string>): Promise<Caller> {

@@ -3,6 +3,7 @@ import { bodyLimit } from 'hono/body-limit';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { createServiceApp, HttpError, healthRoutes, type PackageInfo } from '../kit/index.ts';
+import { checkUpRoute } from './check-up.ts';
 import { openApiDocument } from './openapi.ts';
 import type { Providers } from './providers.ts';
 import { providerRoutes } from './routes.ts';
@@ -16,6 +17,8 @@ export interface ProviderAppOptions {
   readonly access: MiddlewareHandler;
   readonly defaultConsoleVersion: string;
   readonly ready: () => Promise<boolean>;
+  /** The dependencies `GET /-/check-up` asks, by name. */
+  readonly dependencies: Readonly<Record<string, () => Promise<unknown>>>;
   readonly info: PackageInfo;
   readonly logger: Logger;
   readonly registry: Registry;
@@ -26,6 +29,7 @@ export function createProviderApp(options: ProviderAppOptions) {
   const { info, logger, registry, ready } = options;
   const app = createServiceApp({ logger, registry, health: healthRoutes({ ...info, ready }) });
   const document = openApiDocument(info);
+  app.route('/', checkUpRoute({ info, dependencies: options.dependencies }));
   app.get('/documentation/json', (c) => c.json(document));
   app.use('/api/backend/tenants/*', options.access);
   app.use(

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { systemClock } from '../../operators/clock.ts';
 import { type RunningServer, readPackageInfo, serve } from '../kit/index.ts';
-import { requireGroup } from './access.ts';
+import { pingAuthService, requireGroup } from './access.ts';
 import { createProviderApp } from './app.ts';
 import { ChangeRelay, type ResendSummary, startResendLoop } from './change-relay.ts';
 import { CredentialCipher } from './cipher.ts';
@@ -74,6 +74,10 @@ export async function startProviderService(
     }),
     defaultConsoleVersion: config.PROVIDERS_DEFAULT_CONSOLE_VERSION,
     ready: () => repository.ping().then(() => true),
+    dependencies: {
+      mongodb: () => repository.ping(),
+      authService: () => pingAuthService(config.AUTH_SERVICE_URL, config.AUTH_TIMEOUT_MS),
+    },
     info: readPackageInfo(fileURLToPath(new URL('.', import.meta.url))),
     logger,
     registry,

@@ -416,6 +416,12 @@ test('MongoDB down: 503 and not ready, then it recovers', async () => {
     assert.equal((await call('GET', `${providers('acme')}/gitlab-main`)).status, 503);
     assert.equal((await call('POST', providers('acme'), { body: provider('while-down') })).status, 503);
     assert.equal((await fetch(`${base}/-/ready`)).status, 503);
+    const checkUp = await fetch(`${base}/-/check-up`);
+    assert.equal(checkUp.status, 503);
+    assert.deepEqual(((await checkUp.json()) as { checks: unknown }).checks, {
+      mongodb: 'KO',
+      authService: 'OK',
+    });
   } finally {
     await gate.restore();
   }
@@ -428,6 +434,15 @@ test('MongoDB down: 503 and not ready, then it recovers', async () => {
   }
   assert.equal(status, 200);
   assert.equal((await fetch(`${base}/-/ready`)).status, 200);
+  const checkUp = await fetch(`${base}/-/check-up`);
+  assert.equal(checkUp.status, 200);
+  const { name, version } = (await (await fetch(`${base}/-/healthz`)).json()) as Record<string, string>;
+  assert.deepEqual(await checkUp.json(), {
+    name,
+    version,
+    status: 'OK',
+    checks: { mongodb: 'OK', authService: 'OK' },
+  });
 });
 
 test('GET /documentation/json: OpenAPI with the validating schemas', async () => {

@@ -158,13 +158,20 @@ test('401 without a session, with an unknown sid, after logout and for an unknow
   assert.equal((await request('', { cookie: fresh, 'client-type': 'unknown' })).status, 401);
 });
 
-test('the auth service failing (its Redis cut) and then stopped: 503; back with Redis: 200', async () => {
+test('the auth service failing (its Redis cut) and then stopped: 503 and check-up KO; back with Redis: 200', async () => {
   const cookie = await cookieOf(MANAGER);
+  const checkUp = () =>
+    fetch(`http://127.0.0.1:${server.port}/-/check-up`).then(async (r) => ({
+      status: r.status,
+      checks: ((await r.json()) as { checks: unknown }).checks,
+    }));
+  assert.deepEqual(await checkUp(), { status: 200, checks: { mongodb: 'OK', authService: 'OK' } });
   await redisGate.cut();
   try {
     const answer = await request('', { cookie });
     assert.equal(answer.status, 503);
     assert.equal(((await answer.json()) as { statusCode: number }).statusCode, 503);
+    assert.deepEqual(await checkUp(), { status: 503, checks: { mongodb: 'OK', authService: 'KO' } });
   } finally {
     await redisGate.restore();
   }
@@ -178,6 +185,7 @@ test('the auth service failing (its Redis cut) and then stopped: 503; back with 
   assert.equal(status, 200);
   await authServer.close();
   assert.equal((await request('', { cookie })).status, 503, 'nothing listens at AUTH_SERVICE_URL');
+  assert.deepEqual(await checkUp(), { status: 503, checks: { mongodb: 'OK', authService: 'KO' } });
 });
 
 test.run();

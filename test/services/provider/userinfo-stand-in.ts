@@ -1,5 +1,6 @@
 /**
- * A recording stand-in of the authentication service's `GET /userinfo` (contract: platform.md),
+ * A recording stand-in of the authentication service's `GET /userinfo` (contract: platform.md)
+ * and `GET /-/ready`,
  * because services/auth is being built on another branch at the same time. Sessions are the `sid`
  * cookie or a bearer token; `mode` makes it fail like a broken dependency.
  */
@@ -21,6 +22,10 @@ export async function startUserinfoStandIn(
   const requests: IncomingHttpHeaders[] = [];
   const standIn: UserinfoStandIn = { url: '', requests, mode: 'ok', stop: async () => {} };
   const server = createServer((req, res) => {
+    if (req.url === '/-/ready' && req.method === 'GET') {
+      res.writeHead(standIn.mode === 'ok' ? 200 : 503).end();
+      return;
+    }
     if (req.url !== '/userinfo' || req.method !== 'GET') {
       res.writeHead(404).end();
       return;
