@@ -48,6 +48,150 @@ for (const providerType of PROVIDER_TYPES) {
   }
 }
 
+/**
+ * One row per field rule: a value that passes and values that break it, each in a POST body (and,
+ * for the fields PATCH takes, a PATCH body) that is otherwise valid; a broken one is exactly one
+ * problem at `path`.
+ */
+const FIELD_RULES: {
+  path: string;
+  at: (value: unknown) => Record<string, unknown>;
+  valid: unknown[];
+  invalid: unknown[];
+  patch?: false;
+}[] = [
+  {
+    path: '/providerId',
+    at: (providerId) => ({ providerId }),
+    valid: ['a', 'x'.repeat(256)],
+    invalid: ['', 'x'.repeat(257), 7, null],
+    patch: false,
+  },
+  { path: '/label', at: (label) => ({ label }), valid: ['', 'GitLab'], invalid: [1, null, ['x']] },
+  { path: '/description', at: (description) => ({ description }), valid: ['ours'], invalid: [false, {}] },
+  {
+    path: '/capabilities',
+    at: (capabilities) => ({ capabilities }),
+    valid: [[], ['ci-cd-tool']],
+    invalid: ['git-provider', {}],
+  },
+  {
+    path: '/capabilities/0',
+    at: (capability) => ({ capabilities: [capability] }),
+    valid: ['secret-manager'],
+    invalid: ['registry', 1],
+  },
+  {
+    path: '/urls',
+    at: (urls) => ({ urls }),
+    valid: [{ base: 'http://a.example', apiBase: 'https://a.example/api' }],
+    invalid: ['https://a.example', null],
+  },
+  {
+    path: '/urls/base',
+    at: (base) => ({ urls: { base, apiBase: 'https://a.example/api' } }),
+    valid: ['https://a.example:8443/x'],
+    invalid: ['a.example', 'ftp://a.example', '', 3],
+  },
+  {
+    path: '/urls/apiBase',
+    at: (apiBase) => ({ urls: { base: 'https://a.example', apiBase } }),
+    valid: ['http://10.0.0.1/api'],
+    invalid: ['/api', 'mailto:a@example.com'],
+  },
+  {
+    path: '/base64CA',
+    at: (base64CA) => ({ base64CA }),
+    valid: [CA_BASE64],
+    invalid: ['', '%%%', Buffer.from('-----BEGIN CERTIFICATE-----').toString('base64')],
+  },
+  {
+    path: '/proxy',
+    at: (proxy) => ({ proxy }),
+    valid: [{ url: 'http://proxy:3128' }],
+    invalid: ['http://proxy:3128', []],
+  },
+  {
+    path: '/proxy/url',
+    at: (url) => ({ proxy: { url } }),
+    valid: ['https://proxy.example'],
+    invalid: ['proxy:3128', 3128],
+  },
+  {
+    path: '/proxy/username',
+    at: (username) => ({ proxy: { url: 'http://p:1', username } }),
+    valid: ['bot'],
+    invalid: [42],
+  },
+  {
+    path: '/credentials',
+    at: (credentials) => ({ credentials }),
+    valid: [CREDENTIALS.token],
+    invalid: ['token', null, []],
+  },
+  {
+    path: '/credentials/content',
+    at: (content) => ({ credentials: { type: 'token', content } }),
+    valid: [{ accessToken: 't' }],
+    invalid: ['t', null],
+  },
+  {
+    path: '/credentials/content/accessTokenURL',
+    at: (accessTokenURL) => ({
+      type: 'vault',
+      credentials: { type: 'm2m', content: { accessTokenURL, token: 't' } },
+    }),
+    valid: ['https://vault.example/v1/login'],
+    invalid: ['vault/login', ''],
+  },
+  {
+    path: '/credentials/content/clientId',
+    at: (clientId) => ({
+      type: 'jenkins',
+      credentials: {
+        type: 'client_credentials',
+        content: { accessTokenURL: 'https://j.example/t', clientId, clientSecret: 's' },
+      },
+    }),
+    valid: ['id'],
+    invalid: ['', 1],
+  },
+  {
+    path: '/credentials/content/appId',
+    at: (appId) => ({
+      type: 'github',
+      credentials: { type: 'github-app', content: { ...CREDENTIALS['github-app'].content, appId } },
+    }),
+    valid: ['1'],
+    invalid: ['', 1],
+  },
+];
+
+for (const rule of FIELD_RULES) {
+  test(`field rule ${rule.path}: ${rule.valid.length} valid, ${rule.invalid.length} invalid value(s)`, () => {
+    const body = (value: unknown) => ({ ...provider('p', 'gitlab'), ...rule.at(value) });
+    const patchBody = (value: unknown) => {
+      const { providerId: _, ...fields } = rule.at(value);
+      return fields;
+    };
+    for (const value of rule.valid) {
+      assert.deepEqual(problems(create, body(value)), [], JSON.stringify(value));
+      if (rule.patch !== false)
+        assert.deepEqual(problems(patch, patchBody(value)), [], JSON.stringify(value));
+    }
+    for (const value of rule.invalid) {
+      const found = problems(create, body(value));
+      assert.equal(found.length, 1, `${JSON.stringify(value)}: ${found.join('; ')}`);
+      assert.ok(found[0]!.startsWith(`${rule.path} `), found[0]);
+      if (rule.patch !== false) {
+        const inPatch = problems(patch, patchBody(value));
+        assert.equal(inPatch.length, 1, `PATCH ${JSON.stringify(value)}: ${inPatch.join('; ')}`);
+        assert.ok(inPatch[0]!.startsWith(`${rule.path} `), inPatch[0]);
+      }
+    }
+  });
+}
+
 test('a minimal provider of each type is accepted, credentials optional', () => {
   for (const type of PROVIDER_TYPES) assert.deepEqual(problems(create, provider('p', type)), []);
 });
