@@ -6,6 +6,7 @@
  */
 import * as assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { Writable } from 'node:stream';
 import pino from 'pino';
 import { type RunningServer, serve } from '../../../services/kit/index.ts';
 import { readConfig } from '../../../services/provider/config.ts';
@@ -15,7 +16,7 @@ import { type RedisFixture, startRedis } from '../../support/redis.ts';
 import { test } from '../../support/suite.ts';
 import { startTcpProxy, type TcpProxy } from '../../support/tcp-proxy.ts';
 import { type Harness, jsonOf, NAMESPACE, sidOf, startHarness, call as toAuth } from '../auth/harness.ts';
-import { CREDENTIALS, provider } from './bodies.ts';
+import { CREDENTIALS, provider, SECRET_MARK } from './bodies.ts';
 
 const MANAGER = { username: 'carol', password: 'manager-pw' };
 const DEVELOPER = { username: 'ada', password: 'lovelace' };
@@ -27,6 +28,9 @@ let authServer: RunningServer;
 let mongo: MongoFixture;
 let server: RunningServer;
 let providersUrl: string;
+/** The provider service's log lines, and every session value and secret sent, to grep at the end. */
+const logLines: string[] = [];
+const sent: string[] = [];
 
 async function cookieOf(user: { username: string; password: string }): Promise<string> {
   const login = await toAuth(auth.app, '/oauth/token', {
@@ -34,6 +38,7 @@ async function cookieOf(user: { username: string; password: string }): Promise<s
     form: { grant_type: 'password', ...user },
   });
   assert.equal(login.status, 200);
+  sent.push(sidOf(login));
   return `sid=${sidOf(login)}`;
 }
 
@@ -43,7 +48,9 @@ async function tokenOf(user: { username: string; password: string }): Promise<st
     form: { grant_type: 'password', ...user },
   });
   assert.equal(login.status, 200);
-  return String((await jsonOf(login)).accessToken);
+  const token = String((await jsonOf(login)).accessToken);
+  sent.push(token);
+  return token;
 }
 
 function request(path: string, headers: Record<string, string>, method = 'GET', body?: unknown) {
@@ -75,7 +82,16 @@ test.before(async () => {
     AUTH_CACHE_SECONDS: '0',
     AUTH_CLIENT_TYPE: 'web',
   });
-  server = await startProviderService(config, { logger: pino({ level: 'silent' }), handleSignals: false });
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      logLines.push(String(chunk));
+      done();
+    },
+  });
+  server = await startProviderService(config, {
+    logger: pino({ level: 'debug' }, sink),
+    handleSignals: false,
+  });
   providersUrl = `http://127.0.0.1:${server.port}/api/backend/tenants/acme/providers`;
 });
 
@@ -186,6 +202,15 @@ test('the auth service failing (its Redis cut) and then stopped: 503 and check-u
   await authServer.close();
   assert.equal((await request('', { cookie })).status, 503, 'nothing listens at AUTH_SERVICE_URL');
   assert.deepEqual(await checkUp(), { status: 503, checks: { mongodb: 'OK', authService: 'KO' } });
+});
+
+test('no log line holds a session cookie, a token or a credential', () => {
+  assert.ok(logLines.length > 20);
+  assert.ok(sent.length >= 5);
+  for (const line of logLines) {
+    assert.ok(!line.includes(SECRET_MARK), line);
+    for (const value of sent) assert.ok(!line.includes(value), line);
+  }
 });
 
 test.run();
