@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { Counter, type Registry } from 'prom-client';
 import type { Clock } from '../../operators/clock.ts';
 import type { ChangePublisher } from './changes.ts';
 import type { ProviderRepository } from './repository.ts';
@@ -22,11 +23,23 @@ export class ChangeRelay {
   readonly #logger: Logger;
   /** The last delivery of each provider, which the next one waits for. */
   readonly #queues = new Map<string, Promise<void>>();
+  readonly #events: Counter<'result'>;
 
-  constructor(options: { repository: ProviderRepository; publisher: ChangePublisher; logger: Logger }) {
+  constructor(options: {
+    repository: ProviderRepository;
+    publisher: ChangePublisher;
+    logger: Logger;
+    registry: Registry;
+  }) {
     this.#repository = options.repository;
     this.#publisher = options.publisher;
     this.#logger = options.logger;
+    this.#events = new Counter({
+      name: 'streamfold_provider_change_events_total',
+      help: 'Provider change events produced: acknowledged, or failed (left pending, produced again later)',
+      labelNames: ['result'],
+      registers: [options.registry],
+    });
   }
 
   /**
@@ -50,7 +63,13 @@ export class ChangeRelay {
     // Nothing pending: an earlier delivery took this request's change along.
     if (!record?.pendingChanges?.length) return;
     for (const value of record.pendingChanges) {
-      await this.#publisher.publish({ key: { tenantId, providerId }, value });
+      try {
+        await this.#publisher.publish({ key: { tenantId, providerId }, value });
+      } catch (error) {
+        this.#events.inc({ result: 'failed' });
+        throw error;
+      }
+      this.#events.inc({ result: 'acknowledged' });
     }
     // Acknowledged: failing to drop the marker only means the changes are produced again later.
     await this.#repository.settle(record, record.pendingChanges.length).catch((err: unknown) => {

@@ -48,7 +48,10 @@ export async function startProviderService(
         logger,
       })
     : undefined;
-  const relay = publisher && new ChangeRelay({ repository, publisher, logger });
+
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'streamfold_' });
+  const relay = publisher && new ChangeRelay({ repository, publisher, logger, registry });
   const providers = new Providers({ repository, cipher: new CredentialCipher(config.encryptionKeys), relay });
   const stopResending = relay
     ? startResendLoop({
@@ -59,8 +62,6 @@ export async function startProviderService(
         logger,
       })
     : async () => {};
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: 'streamfold_' });
 
   const app = createProviderApp({
     providers,

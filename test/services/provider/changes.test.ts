@@ -205,6 +205,8 @@ test('broker down: 503, each change kept pending on its record in order; the nex
     assert.ok(document.pendingSince instanceof Date);
     assert.ok(!JSON.stringify(document.pendingChanges).includes(SECRET_MARK));
     assert.deepEqual(await down.resendPending(), { delivered: 0, left: 1 }, 'still no broker');
+    const metrics = await (await fetch(`http://127.0.0.1:${down.port}/-/metrics`)).text();
+    assert.match(metrics, /streamfold_provider_change_events_total\{result="failed"\} 5\n/);
   } finally {
     await down.close();
   }
@@ -221,6 +223,9 @@ test('broker down: 503, each change kept pending on its record in order; the nex
   assert.equal(deleted?.kind === 'change' && deleted.event.after, null);
   assert.equal((await stored('outbox-1'))!.pendingChanges, undefined, 'settled');
   assert.deepEqual(await server.resendPending(), { delivered: 0, left: 0 });
+  const metrics = await (await fetch(`http://127.0.0.1:${server.port}/-/metrics`)).text();
+  const acknowledged = /streamfold_provider_change_events_total\{result="acknowledged"\} (\d+)/.exec(metrics);
+  assert.equal(Number(acknowledged?.[1]), reader.messages(topic).length, 'one count per event on the topic');
 });
 
 test('a deleted provider whose event was pending disappears once it is acknowledged', async () => {
