@@ -245,6 +245,34 @@ test('a deleted provider whose event was pending disappears once it is acknowled
   assert.equal(await stored('outbox-2'), null);
 });
 
+test('concurrent POSTs of an id whose deletion is pending: exactly one takes the record over', async () => {
+  const down = await startServiceWithoutBroker();
+  try {
+    const url = `http://127.0.0.1:${down.port}/api/backend/tenants/acme/providers`;
+    assert.equal((await send(url, 'POST', provider('outbox-race'))).status, 503);
+    assert.equal((await send(`${url}/outbox-race`, 'DELETE')).status, 503);
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        send(url, 'POST', provider('outbox-race', 'gitlab', { label: `attempt ${i}` })),
+      ),
+    );
+    // 503: stored, its event pending (no broker); 409: another attempt took the record.
+    assert.deepEqual(answers.map((a) => a.status).sort(), [409, 409, 409, 409, 409, 503]);
+  } finally {
+    await down.close();
+  }
+  const document = (await stored('outbox-race'))!;
+  assert.equal(document.deleted, undefined);
+  assert.deepEqual(
+    document.pendingChanges.map((change: { op: string }) => change.op),
+    ['c', 'd', 'c'],
+  );
+  const before = reader.messages(topic).length;
+  await server.resendPending();
+  await reader.waitFor(topic, before + 3);
+  assert.deepEqual(opsOf('outbox-race'), ['c', 'd', 'c']);
+});
+
 test('the next write of a provider delivers the changes its failed predecessors left, first', async () => {
   const down = await startServiceWithoutBroker();
   try {
