@@ -1,6 +1,5 @@
 import * as assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { Writable } from 'node:stream';
 import { MongoClient } from 'mongodb';
 import pino from 'pino';
 import type { RunningServer } from '../../../services/kit/index.ts';
@@ -13,6 +12,7 @@ import { type MongoFixture, startMongo } from '../../support/mongo.ts';
 import { test } from '../../support/suite.ts';
 import { startTcpProxy, type TcpProxy } from '../../support/tcp-proxy.ts';
 import { CA_BASE64, CREDENTIALS, provider, SECRET_MARK } from './bodies.ts';
+import { capturingLogger } from './capturing-logger.ts';
 import { startUserinfoStandIn, type UserinfoStandIn } from './userinfo-stand-in.ts';
 
 const KEY_A = randomBytes(32);
@@ -78,14 +78,8 @@ test.before(async () => {
   });
   db = new MongoClient(mongo.url);
   config = readConfig(env());
-  const capture = new Writable({
-    write(chunk, _encoding, done) {
-      logLines.push(String(chunk));
-      done();
-    },
-  });
   server = await startProviderService(config, {
-    logger: pino({ level: 'debug' }, capture),
+    logger: capturingLogger(logLines),
     handleSignals: false,
   });
   base = `http://127.0.0.1:${server.port}`;

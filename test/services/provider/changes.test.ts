@@ -1,8 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { Writable } from 'node:stream';
 import { MongoClient } from 'mongodb';
-import pino from 'pino';
 import { parseChangeEvent } from '../../../engine/change-event/parse.ts';
 import { readConfig } from '../../../services/provider/config.ts';
 import { type ProviderServer, startProviderService } from '../../../services/provider/start.ts';
@@ -11,6 +9,7 @@ import { type MongoFixture, startMongo } from '../../support/mongo.ts';
 import { test } from '../../support/suite.ts';
 import { startTopicReader, type TopicReader } from '../rest2broker/topic-reader.ts';
 import { CREDENTIALS, provider, SECRET_MARK } from './bodies.ts';
+import { capturingLogger } from './capturing-logger.ts';
 import { startUserinfoStandIn, type UserinfoStandIn } from './userinfo-stand-in.ts';
 
 const HEADERS = { cookie: 'sid=manager', 'content-type': 'application/json' };
@@ -26,16 +25,6 @@ let base: string;
 let db: MongoClient;
 /** The log lines of every service of this suite, to grep for secrets at the end. */
 const logLines: string[] = [];
-
-function capturedLogger() {
-  const sink = new Writable({
-    write(chunk, _encoding, done) {
-      logLines.push(String(chunk));
-      done();
-    },
-  });
-  return pino({ level: 'debug' }, sink);
-}
 
 /** A service on the suite's MongoDB and topic; `KAFKA_BROKERS` decides which broker it reaches. */
 function startService(overrides: Record<string, string> = {}) {
@@ -55,7 +44,7 @@ function startService(overrides: Record<string, string> = {}) {
     PROVIDERS_RESEND_SECONDS: '0',
     ...overrides,
   });
-  return startProviderService(config, { logger: capturedLogger(), handleSignals: false });
+  return startProviderService(config, { logger: capturingLogger(logLines), handleSignals: false });
 }
 
 /** A service whose broker never answers: every change stays pending. */

@@ -6,8 +6,6 @@
  */
 import * as assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { Writable } from 'node:stream';
-import pino from 'pino';
 import { type RunningServer, serve } from '../../../services/kit/index.ts';
 import { readConfig } from '../../../services/provider/config.ts';
 import { startProviderService } from '../../../services/provider/start.ts';
@@ -17,6 +15,7 @@ import { test } from '../../support/suite.ts';
 import { startTcpProxy, type TcpProxy } from '../../support/tcp-proxy.ts';
 import { type Harness, jsonOf, NAMESPACE, sidOf, startHarness, call as toAuth } from '../auth/harness.ts';
 import { CREDENTIALS, provider, SECRET_MARK } from './bodies.ts';
+import { capturingLogger } from './capturing-logger.ts';
 
 const MANAGER = { username: 'carol', password: 'manager-pw' };
 const DEVELOPER = { username: 'ada', password: 'lovelace' };
@@ -82,14 +81,8 @@ test.before(async () => {
     AUTH_CACHE_SECONDS: '0',
     AUTH_CLIENT_TYPE: 'web',
   });
-  const sink = new Writable({
-    write(chunk, _encoding, done) {
-      logLines.push(String(chunk));
-      done();
-    },
-  });
   server = await startProviderService(config, {
-    logger: pino({ level: 'debug' }, sink),
+    logger: capturingLogger(logLines),
     handleSignals: false,
   });
   providersUrl = `http://127.0.0.1:${server.port}/api/backend/tenants/acme/providers`;
