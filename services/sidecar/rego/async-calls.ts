@@ -7,7 +7,7 @@
  * the evaluation runs again; the first round without a pending call is the answer. Evaluations
  * that call no asynchronous builtin run once, with no cost added.
  */
-import type { Builtin, BuiltinContext } from './builtins/types.ts';
+import { type Builtin, type BuiltinContext, newBuiltinContext } from './builtins/types.ts';
 import { RegoError } from './errors.ts';
 import { keyOf, type Value } from './values.ts';
 
@@ -87,7 +87,7 @@ export function asyncBuiltin(
 /** Runs a synchronous evaluation in rounds until its asynchronous calls are all settled. */
 export async function inRounds<T>(evaluate: (ctx: BuiltinContext) => T): Promise<T> {
   const calls = new AsyncCalls();
-  const ctx: BuiltinContext = { nowNs: Date.now() * 1e6, calls };
+  const ctx = newBuiltinContext(calls);
   for (let round = 1; ; round++) {
     try {
       const result = evaluate(ctx);
