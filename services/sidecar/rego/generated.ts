@@ -87,7 +87,7 @@ function ruleSetFunction(
       if (value === undefined) value = v;
       else if (!equal(value, v)) return FALLBACK;
     }
-    return value ?? defaultValue;
+    return value !== undefined ? value : defaultValue;
   };
   const index = rs.index;
   if (!index) return (input, ctx) => run(ruleFns, input, ctx);
