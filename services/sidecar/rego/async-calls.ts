@@ -69,7 +69,7 @@ export class AsyncCalls {
  */
 export function asyncBuiltin(
   arity: number,
-  run: (args: Value[], name: string) => Promise<Value | undefined>,
+  run: (args: Value[], name: string, ctx: BuiltinContext) => Promise<Value | undefined>,
 ): Builtin {
   return {
     arity,
@@ -79,7 +79,7 @@ export function asyncBuiltin(
           'eval_builtin_error',
           `${name} is an asynchronous builtin: evaluate with evalAsync or partialAsync`,
         );
-      return ctx.calls.result(name, args, () => run(args, name));
+      return ctx.calls.result(name, args, () => run(args, name, ctx));
     },
   };
 }
