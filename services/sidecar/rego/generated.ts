@@ -9,14 +9,18 @@
  * so that costs time only.
  */
 import type { Body, Expr, Rule, Term } from './ast.ts';
-import type { BuiltinContext } from './builtins/types.ts';
+import { type BuiltinContext, newBuiltinContext } from './builtins/types.ts';
 import type { CompiledPlan, RuleNode, RuleSet } from './compiler.ts';
 import { FALLBACK } from './direct.ts';
 import { field, RUNTIME, toValue } from './generated-runtime.ts';
 import { constantValue } from './terms.ts';
 import { equal, keyOf, RegoSet, type Value } from './values.ts';
 
-export type GeneratedRuleSet = (input: unknown, ctx: BuiltinContext) => Value | undefined | typeof FALLBACK;
+/** A rule set's value for an input; `ctx` is created when the rules call builtins and none is given. */
+export type GeneratedRuleSet = (
+  input: unknown,
+  ctx: BuiltinContext | undefined,
+) => Value | undefined | typeof FALLBACK;
 
 /** Bound of a rule set's static cost (rule bodies run, callees included), beyond which the evaluator's cache wins. */
 const MAX_COST = 400;
@@ -24,6 +28,8 @@ const MAX_COST = 400;
 interface Generated {
   fn: GeneratedRuleSet | null;
   cost: number;
+  /** Whether the rules (or those they read) call builtins, which need the evaluation's context. */
+  usesContext: boolean;
 }
 
 const generated = new WeakMap<RuleSet, Generated>();
@@ -43,7 +49,7 @@ function generate(rs: RuleSet, plan: CompiledPlan): Generated {
   return g;
 }
 
-const NOT_GENERATED: Generated = { fn: null, cost: 0 };
+const NOT_GENERATED: Generated = { fn: null, cost: 0, usesContext: false };
 
 function attempt(rs: RuleSet, plan: CompiledPlan): Generated {
   if (rs.kind !== 'complete' || rs.rules.some((r) => r.else)) return NOT_GENERATED;
@@ -62,7 +68,9 @@ function attempt(rs: RuleSet, plan: CompiledPlan): Generated {
   if (cost > MAX_COST) return NOT_GENERATED;
   const make = new Function('H', 'K', `"use strict"; return [${sources.join(',\n')}];`);
   const ruleFns = make(RUNTIME, code.constants) as GeneratedRuleSet[];
-  return { fn: ruleSetFunction(rs, ruleFns, defaultValue), cost };
+  const fn = ruleSetFunction(rs, ruleFns, defaultValue);
+  if (!code.usesContext) return { fn, cost, usesContext: false };
+  return { fn: (input, ctx) => fn(input, ctx ?? newBuiltinContext()), cost, usesContext: true };
 }
 
 /**
@@ -77,7 +85,7 @@ function ruleSetFunction(
   const heads = rs.rules.map((r) => (r.head.value ? constantValue(r.head.value) : true));
   // Rules that all give one constant: the first that holds decides.
   const sameConstant = heads.every((h) => h !== undefined && equal(h, heads[0]!));
-  const run = (fns: GeneratedRuleSet[], input: unknown, ctx: BuiltinContext) => {
+  const run = (fns: GeneratedRuleSet[], input: unknown, ctx: BuiltinContext | undefined) => {
     let value: Value | undefined;
     for (const fn of fns) {
       const v = fn(input, ctx);
@@ -132,6 +140,7 @@ class RuleCode {
   readonly constants: unknown[] = [];
   /** The static cost of the rule sets the rules call. */
   calleeCost = 0;
+  usesContext = false;
   private names = 0;
 
   constructor(private readonly plan: CompiledPlan) {}
@@ -386,6 +395,7 @@ if (${v} !== undefined) { ${this.path(v, path, i + 1, scope, withValue)} }`;
     const callee = generate(rs, this.plan);
     if (!callee.fn) return outside();
     this.calleeCost += callee.cost;
+    if (callee.usesContext) this.usesContext = true;
     const fn = this.constant(callee.fn);
     const v = this.name();
     return `const ${v} = ${fn}(input, ctx); if (${v} === H.FALLBACK) return H.FALLBACK;
@@ -402,6 +412,7 @@ if (${v} !== undefined) { ${this.path(v, path, i, scope, withValue)} }`;
       if (name === 'neq') return this.bind(`!(${this.equality(args[0]!, args[1]!)})`, s, withValue);
       const op = RELATIONS[name];
       if (op) return this.bind(`H.cmp(${args[0]}, ${args[1]}) ${op} 0`, s, withValue);
+      this.usesContext = true;
       const result = this.name();
       const call = `H.callBuiltin(${this.constant(builtin)}, ${JSON.stringify(name)}, [${args.map(asValue).join(', ')}], ctx)`;
       return `const ${result} = ${call}; if (${result} === H.FALLBACK) return H.FALLBACK;

@@ -4,14 +4,14 @@
  */
 import type { Body, Module, Term } from './ast.ts';
 import { inRounds } from './async-calls.ts';
-import { type BuiltinContext, newBuiltinContext } from './builtins/types.ts';
-import { type CompiledPlan, compileModules, Resolver, type RuleNode, type RuleSet } from './compiler.ts';
+import type { BuiltinContext } from './builtins/types.ts';
+import { type CompiledPlan, compileModules, Resolver, type RuleNode } from './compiler.ts';
 import { FALLBACK } from './direct.ts';
 import { RegoError } from './errors.ts';
 import { Evaluator } from './evaluator.ts';
 import { CAPTURE_PREFIX, captureExpressions, expressionTexts } from './expressions.ts';
 import { formatExpr } from './format.ts';
-import { generatedRuleSet } from './generated.ts';
+import { type GeneratedRuleSet, generatedRuleSet } from './generated.ts';
 import { type HostBuiltin, withHostBuiltins } from './host-builtins.ts';
 import { toMongoQuery as bodiesToMongo, type MongoFilter } from './mongo.ts';
 import { parseModule, parseQuery, type RegoVersion } from './parser.ts';
@@ -83,8 +83,8 @@ interface ResolvedQuery {
   body: Body;
   /** The variables each solution reports. */
   vars: string[];
-  /** `data.p.r` or `x := data.p.r` of a complete rule set: its generated function may answer alone. */
-  rule?: { ruleSet: RuleSet; bind?: string };
+  /** `data.p.r` or `x := data.p.r` of a generated rule set: its function may answer alone. */
+  rule?: { fn: GeneratedRuleSet; bind?: string };
 }
 
 export class Policy {
@@ -112,9 +112,8 @@ export class Policy {
 
   private solutions(query: string, options: EvalInput, ctx?: BuiltinContext): Bindings[] {
     const { body, vars, rule } = this.resolve(query);
-    const fn = rule && generatedRuleSet(rule.ruleSet, this.plan);
-    if (fn) {
-      const value = fn(options.inputValue ?? options.input, ctx ?? newBuiltinContext());
+    if (rule) {
+      const value = rule.fn(options.inputValue ?? options.input, ctx);
       if (value !== FALLBACK) {
         if (rule.bind) return value === undefined ? [] : [new Map([[rule.bind, value]])];
         return value === undefined || value === false ? [] : [new Map()];
@@ -188,7 +187,7 @@ export class Policy {
     return resolved;
   }
 
-  /** The rule set a query only reads, maybe binding it to a variable (`x := data.p.r`). */
+  /** The generated rule set a query only reads, maybe binding it to a variable (`x := data.p.r`). */
   private ruleQuery(body: Body): ResolvedQuery['rule'] {
     const e = body[0];
     if (body.length !== 1 || !e || e.negated || e.with.length > 0) return undefined;
@@ -212,9 +211,8 @@ export class Policy {
     let node: RuleNode | undefined = this.plan.root;
     for (const key of path.slice(1)) node = node?.children.get(key);
     const ruleSet = node?.ruleSet;
-    return ruleSet && node?.children.size === 0 && ruleSet.kind === 'complete'
-      ? { ruleSet, bind }
-      : undefined;
+    const fn = ruleSet && node?.children.size === 0 ? generatedRuleSet(ruleSet, this.plan) : null;
+    return fn ? { fn, bind } : undefined;
   }
 
   private evaluator(options: EvalInput, builtinContext?: BuiltinContext): Evaluator {
