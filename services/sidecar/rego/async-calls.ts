@@ -48,7 +48,8 @@ export class AsyncCalls {
   async settle(): Promise<void> {
     const calls = [...(this.pending ?? [])];
     this.pending = undefined;
-    const settled = (this.settled ??= new Map());
+    this.settled ??= new Map();
+    const settled = this.settled;
     await Promise.all(
       calls.map(async ([key, { start }]) => {
         try {

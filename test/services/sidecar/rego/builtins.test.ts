@@ -167,7 +167,6 @@ test('walk is a relation: one solution per node', () => {
   );
 });
 
-
 test('net.cidr_merge: contained ranges go, halves of a network merge, IPv4 and IPv6 apart', () => {
   assert.deepEqual(call('net.cidr_merge(["192.0.128.0/24", "192.0.129.0/24"])'), ['192.0.128.0/23']);
   assert.deepEqual(call('net.cidr_merge(["192.0.128.0/24", "192.0.128.0/24"])'), ['192.0.128.0/24']);
