@@ -207,15 +207,15 @@ class RuleCode {
         for (const v of e.vars) if (v.type === 'var') inner.delete(v.name);
         return next(inner);
       }
-      case 'somein': {
-        const inner = new Map(scope);
-        for (const p of [e.key, e.value]) if (p?.type === 'var') inner.delete(p.name);
-        return this.term(e.collection, scope, (coll) =>
-          this.loop(coll, inner, (key, value, s) =>
-            this.match(e.value, value, s, (s2) => (e.key ? this.match(e.key, key, s2, next) : next(s2))),
-          ),
-        );
-      }
+      case 'somein':
+        return this.term(e.collection, scope, (coll, s) => {
+          // `some` declares its variables: they are new even when an outer one has the name.
+          const inner = new Map(s);
+          for (const p of [e.key, e.value]) if (p?.type === 'var') inner.delete(p.name);
+          return this.loop(coll, inner, (key, value, s2) =>
+            this.match(e.value, value, s2, (s3) => (e.key ? this.match(e.key, key, s3, next) : next(s3))),
+          );
+        });
       default:
         return outside();
     }

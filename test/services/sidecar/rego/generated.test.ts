@@ -40,6 +40,7 @@ not_admin if not allow
 rank := count(input.user.groups) + 1
 uses_rule if { allow; header_ok }
 object_value := {"user": input.user.name, "groups": input.user.groups}
+same_index if { some x in input.lists[i]; input.other[i] == x }
 `;
 
 const policy = compile({ 't.rego': RULES });
@@ -77,7 +78,8 @@ const INPUTS: unknown[] = [
     constructor: 'own field',
   },
   { user: { name: 'eve', groups: 'not-a-list' }, method: 'GET' },
-  { user: null },
+  { user: null, lists: [[1, 2], [3]], other: [5, 3] },
+  { lists: [[1, 2], [3]], other: [3, 5] },
   'not an object',
   Object.assign(Object.create(null), { user: { name: 'zed', groups: ['editors'] }, method: 'GET' }),
 ];
@@ -100,7 +102,9 @@ test('generated rules give the closure evaluator’s values, on inputs of every 
   assert.deepEqual(both(policy, 'proto_key', INPUTS[0])[0], undefined);
   assert.deepEqual(both(policy, 'proto_key', INPUTS[1])[0], 'own field');
   assert.deepEqual(both(policy, 'by_name', INPUTS[0])[0], { a: 'ann', b: 'bob' });
-  assert.deepEqual(both(policy, 'allow', INPUTS[5])[0], true);
+  assert.deepEqual(both(policy, 'allow', INPUTS[6])[0], true);
+  assert.deepEqual(both(policy, 'same_index', INPUTS[3])[0], true);
+  assert.deepEqual(both(policy, 'same_index', INPUTS[4])[0], undefined);
 });
 
 test('an input given as a Rego value (objects, sets) is read like JSON', () => {
