@@ -467,6 +467,11 @@ export class Evaluator implements BodyHost {
   }
 
   private evalRuleSet(rs: RuleSet): Value | undefined {
+    const fn = this.generated(rs);
+    if (fn) {
+      const v = fn(rawInput(this.ctx.input), this.builtinContext);
+      if (v !== FALLBACK) return v === undefined ? undefined : markRuleValue(v);
+    }
     switch (rs.kind) {
       case 'general':
         return this.evalGeneral(rs);
@@ -502,11 +507,6 @@ export class Evaluator implements BodyHost {
         return out;
       }
       default: {
-        const fn = this.generated(rs);
-        if (fn) {
-          const v = fn(rawInput(this.ctx.input), this.builtinContext);
-          if (v !== FALLBACK) return v === undefined ? undefined : markRuleValue(v);
-        }
         let value: Value | undefined;
         for (const rule of this.candidates(rs)) {
           this.ruleChain(rule, new Map(), (v) => {

@@ -52,14 +52,14 @@ function generate(rs: RuleSet, plan: CompiledPlan): Generated {
 const NOT_GENERATED: Generated = { fn: null, cost: 0, usesContext: false };
 
 function attempt(rs: RuleSet, plan: CompiledPlan): Generated {
-  if (rs.kind !== 'complete' || rs.rules.some((r) => r.else)) return NOT_GENERATED;
+  if ((rs.kind !== 'complete' && rs.kind !== 'set') || rs.rules.some((r) => r.else)) return NOT_GENERATED;
   const defaultTerm = rs.defaultRule?.head.value;
   const defaultValue = defaultTerm ? constantValue(defaultTerm) : undefined;
   if (defaultTerm && defaultValue === undefined) return NOT_GENERATED;
   const code = new RuleCode(plan);
   let sources: string[];
   try {
-    sources = rs.rules.map((rule) => code.rule(rule));
+    sources = rs.rules.map((rule) => (rs.kind === 'set' ? code.setRule(rule) : code.rule(rule)));
   } catch (err) {
     if (err === OUTSIDE) return NOT_GENERATED;
     throw err;
@@ -67,27 +67,62 @@ function attempt(rs: RuleSet, plan: CompiledPlan): Generated {
   const cost = rs.rules.length + code.calleeCost;
   if (cost > MAX_COST) return NOT_GENERATED;
   const make = new Function('H', 'K', `"use strict"; return [${sources.join(',\n')}];`);
-  const ruleFns = make(RUNTIME, code.constants) as GeneratedRuleSet[];
-  const fn = ruleSetFunction(rs, ruleFns, defaultValue);
+  const ruleFns = make(RUNTIME, code.constants) as RuleFn[];
+  const candidates = candidatesOf(rs, ruleFns);
+  const fn = rs.kind === 'set' ? setFunction(candidates) : ruleSetFunction(rs, candidates, defaultValue);
   if (!code.usesContext) return { fn, cost, usesContext: false };
   return { fn: (input, ctx) => fn(input, ctx ?? newBuiltinContext()), cost, usesContext: true };
 }
 
+/** One generated rule: its value (complete rules), or its elements added to `out` (set rules). */
+type RuleFn = (
+  input: unknown,
+  ctx: BuiltinContext | undefined,
+  out?: RegoSet,
+) => Value | undefined | typeof FALLBACK;
+type Candidates = (input: unknown) => RuleFn[];
+
 /**
- * The rule set's value from its rules' values: they must agree (else FALLBACK: the evaluator
- * reports the conflict); the default when none holds. With an index, only the candidate rules run.
+ * The rules that can hold for an input: all, or with an index those guarded by the input's value
+ * (string guards, most of them, are looked up by the string itself, other values by `keyOf`).
+ */
+function candidatesOf(rs: RuleSet, ruleFns: RuleFn[]): Candidates {
+  const index = rs.index;
+  if (!index) return () => ruleFns;
+  const fnOf = new Map(rs.rules.map((r, i) => [r, ruleFns[i]!]));
+  const byString = new Map<string, RuleFn[]>();
+  const byKey = new Map<string, RuleFn[]>();
+  for (const [key, rules] of index.byValue) {
+    const fns = rules.map((r) => fnOf.get(r)!);
+    if (key.startsWith('"')) byString.set(JSON.parse(key) as string, fns);
+    else byKey.set(key, fns);
+  }
+  const unguarded = index.unguarded.map((r) => fnOf.get(r)!);
+  return (input) => {
+    let v: unknown = input;
+    for (let i = 0; i < index.path.length && v !== undefined; i++) v = field(v, index.path[i]!);
+    let fns: RuleFn[] | undefined;
+    if (typeof v === 'string') fns = byString.get(v);
+    else if (v !== undefined) fns = byKey.get(keyOf(toValue(v)));
+    return fns ?? unguarded;
+  };
+}
+
+/**
+ * A complete rule set's value from its rules' values: they must agree (else FALLBACK: the
+ * evaluator reports the conflict); the default when none holds.
  */
 function ruleSetFunction(
   rs: RuleSet,
-  ruleFns: GeneratedRuleSet[],
+  candidates: Candidates,
   defaultValue: Value | undefined,
 ): GeneratedRuleSet {
   const heads = rs.rules.map((r) => (r.head.value ? constantValue(r.head.value) : true));
   // Rules that all give one constant: the first that holds decides.
   const sameConstant = heads.every((h) => h !== undefined && equal(h, heads[0]!));
-  const run = (fns: GeneratedRuleSet[], input: unknown, ctx: BuiltinContext | undefined) => {
+  return (input, ctx) => {
     let value: Value | undefined;
-    for (const fn of fns) {
+    for (const fn of candidates(input)) {
       const v = fn(input, ctx);
       if (v === FALLBACK) return FALLBACK;
       if (v === undefined) continue;
@@ -97,25 +132,14 @@ function ruleSetFunction(
     }
     return value !== undefined ? value : defaultValue;
   };
-  const index = rs.index;
-  if (!index) return (input, ctx) => run(ruleFns, input, ctx);
-  const fnOf = new Map(rs.rules.map((r, i) => [r, ruleFns[i]!]));
-  // String guards (most of them) are looked up by the string itself, other values by `keyOf`.
-  const byString = new Map<string, GeneratedRuleSet[]>();
-  const byKey = new Map<string, GeneratedRuleSet[]>();
-  for (const [key, rules] of index.byValue) {
-    const fns = rules.map((r) => fnOf.get(r)!);
-    if (key.startsWith('"')) byString.set(JSON.parse(key) as string, fns);
-    else byKey.set(key, fns);
-  }
-  const unguarded = index.unguarded.map((r) => fnOf.get(r)!);
+}
+
+/** A partial set: every rule's elements. */
+function setFunction(candidates: Candidates): GeneratedRuleSet {
   return (input, ctx) => {
-    let v: unknown = input;
-    for (let i = 0; i < index.path.length && v !== undefined; i++) v = field(v, index.path[i]!);
-    let fns: GeneratedRuleSet[] | undefined;
-    if (typeof v === 'string') fns = byString.get(v);
-    else if (v !== undefined) fns = byKey.get(keyOf(toValue(v)));
-    return run(fns ?? unguarded, input, ctx);
+    const out = new RegoSet();
+    for (const fn of candidates(input)) if (fn(input, ctx, out) === FALLBACK) return FALLBACK;
+    return out;
   };
 }
 
@@ -159,6 +183,14 @@ class RuleCode {
       }),
     );
     return `function (input, ctx) { let r; ${body} return r; }`;
+  }
+
+  /** A partial set rule: each solution adds its element to `out`. */
+  setRule(rule: Rule): string {
+    const body = this.body(rule.body, 0, new Map(), (scope) =>
+      this.term(rule.head.key!, scope, (v) => `out.add(${asValue(v)});`),
+    );
+    return `function (input, ctx, out) { ${body} return undefined; }`;
   }
 
   private name(): string {

@@ -44,6 +44,10 @@ rank := count(input.user.groups) + 1
 uses_rule if { allow; header_ok }
 object_value := {"user": input.user.name, "groups": input.user.groups}
 same_index if { some x in input.lists[i]; input.other[i] == x }
+roles contains "member" if input.user.name
+roles contains g if some g in input.user.groups
+roles contains "ops" if "ops" in input.user.groups
+can_read if "readers" in roles
 `;
 
 const policy = compile({ 't.rego': RULES });
@@ -108,6 +112,9 @@ test('generated rules give the closure evaluator’s values, on inputs of every 
   assert.deepEqual(both(policy, 'allow', INPUTS[6])[0], true);
   assert.deepEqual(both(policy, 'same_index', INPUTS[3])[0], true);
   assert.deepEqual(both(policy, 'same_index', INPUTS[4])[0], undefined);
+  assert.deepEqual(both(policy, 'roles', INPUTS[1])[0], ['admin', 'member', 'ops']);
+  assert.deepEqual(both(policy, 'roles', INPUTS[4])[0], []);
+  assert.deepEqual(both(policy, 'can_read', INPUTS[0])[0], true);
 });
 
 test('an input given as a Rego value (objects, sets) is read like JSON', () => {
@@ -141,18 +148,18 @@ test('conflicts and builtin errors are the closure evaluator’s: errors, or und
 test('rules outside the fragment are not generated and still evaluate', () => {
   const p = compile({
     't.rego':
-      'package t\ns contains x if some x in input.xs\nf(x) := x + 1\nuses_f := f(1)\nuses_every if every x in input.xs { x > 0 }\nuses_data if data.base.x == 1\nwith_input if allow with input as {"ok": true}\nallow if input.ok',
+      'package t\no[k] := 1 if some k in input.xs\nf(x) := x + 1\nuses_f := f(1)\nuses_every if every x in input.xs { x > 0 }\nuses_data if data.base.x == 1\nwith_input if allow with input as {"ok": true}\nallow if input.ok',
   });
   const p2 = (p as unknown as { plan: CompiledPlan }).plan;
   const at = (name: string) => p2.root.children.get('t')!.children.get(name)!.ruleSet!;
-  for (const name of ['s', 'f', 'uses_f', 'uses_every', 'uses_data', 'with_input'])
+  for (const name of ['o', 'f', 'uses_f', 'uses_every', 'uses_data', 'with_input'])
     assert.equal(generatedRuleSet(at(name), p2), null, name);
   assert.ok(generatedRuleSet(at('allow'), p2));
   const value = (q: string, input: unknown = {}, data: unknown = {}) => {
     const x = p.eval(`x := ${q}`, { input, data })[0]?.get('x');
     return x === undefined ? undefined : toJSON(x);
   };
-  assert.deepEqual(value('data.t.s', { xs: [2, 1] }), [1, 2]);
+  assert.deepEqual(value('data.t.o', { xs: ['b', 'a'] }), { a: 1, b: 1 });
   assert.equal(value('data.t.uses_f'), 2);
   assert.equal(value('data.t.uses_every', { xs: [1, 2] }), true);
   assert.equal(value('data.t.uses_data', {}, { base: { x: 1 } }), true);
