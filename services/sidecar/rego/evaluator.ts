@@ -5,8 +5,8 @@
  */
 import type { Body, Expr, Rule, Term } from './ast.ts';
 import { type BodyHost, bodyClosures, type ExprClosure } from './body-closures.ts';
-import { BUILTINS, PRINT } from './builtins/index.ts';
-import type { Builtin, BuiltinContext } from './builtins/types.ts';
+import { PRINT } from './builtins/index.ts';
+import { type Builtin, type BuiltinContext, newBuiltinContext } from './builtins/types.ts';
 import type { CompiledPlan, RuleNode, RuleSet } from './compiler.ts';
 import { type DirectResult, directOf, FALLBACK } from './direct.ts';
 import {
@@ -20,6 +20,7 @@ import {
   setPath,
 } from './documents.ts';
 import { BuiltinError, type Location, RegoError } from './errors.ts';
+import { type GeneratedRuleSet, generatedRuleSet } from './generated.ts';
 import { candidateRules } from './rule-index.ts';
 import { constantValue, hasUnbound, isRoot, refPath } from './terms.ts';
 import { equal, formatValue, keyOf, RegoObject, RegoSet, type Value } from './values.ts';
@@ -49,13 +50,15 @@ export interface EvalOptions {
   strictBuiltinErrors?: boolean;
   /** Receives the lines of `print(...)`; without it `print` only succeeds. */
   print?: (line: string) => void;
+  /** Shared by the rounds of an asynchronous evaluation (see async-calls.ts). */
+  builtinContext?: BuiltinContext;
 }
 
 export class Evaluator implements BodyHost {
   private ctx: Context;
   private readonly strict: boolean;
   private readonly print: (line: string) => void;
-  private readonly builtinContext: BuiltinContext = { nowNs: Date.now() * 1e6 };
+  private readonly builtinContext: BuiltinContext;
 
   constructor(
     private readonly plan: CompiledPlan,
@@ -63,6 +66,7 @@ export class Evaluator implements BodyHost {
   ) {
     this.strict = options.strictBuiltinErrors ?? false;
     this.print = options.print ?? (() => {});
+    this.builtinContext = options.builtinContext ?? newBuiltinContext();
     this.ctx = {
       input: options.input,
       data: options.data ?? new RegoObject(),
@@ -84,7 +88,7 @@ export class Evaluator implements BodyHost {
   }
 
   private body(body: Body, i: number, env: Env, k: Cont): boolean {
-    return this.run(bodyClosures(body, this.plan.arityOf), i, env, k);
+    return this.run(bodyClosures(body, this.plan), i, env, k);
   }
 
   private run(closures: ExprClosure[], i: number, env: Env, k: Cont): boolean {
@@ -220,7 +224,7 @@ export class Evaluator implements BodyHost {
   }
 
   private isFunction(name: string): boolean {
-    if (name in BUILTINS) return true;
+    if (name in this.plan.builtins) return true;
     return this.ruleSetAt(name.split('.'))?.kind === 'function';
   }
 
@@ -239,7 +243,7 @@ export class Evaluator implements BodyHost {
   // ---- terms
 
   term(t: Term, env: Env, k: ValueCont): boolean {
-    const direct = directOf(t);
+    const direct = directOf(t, this.plan.builtins);
     if (direct) {
       const v = direct(this, env);
       if (v !== FALLBACK) return v === undefined ? false : k(v);
@@ -463,6 +467,11 @@ export class Evaluator implements BodyHost {
   }
 
   private evalRuleSet(rs: RuleSet): Value | undefined {
+    const fn = this.generated(rs);
+    if (fn) {
+      const v = fn(rawInput(this.ctx.input), this.builtinContext);
+      if (v !== FALLBACK) return v === undefined ? undefined : markRuleValue(v);
+    }
     switch (rs.kind) {
       case 'general':
         return this.evalGeneral(rs);
@@ -518,6 +527,13 @@ export class Evaluator implements BodyHost {
         return undefined;
       }
     }
+  }
+
+  /** The generated function of a rule set, unless `with` replaced data or functions here. */
+  private generated(rs: RuleSet): GeneratedRuleSet | null {
+    return this.ctx.overrides.size === 0 && this.ctx.functions.size === 0
+      ? generatedRuleSet(rs, this.plan)
+      : null;
   }
 
   /** The rules that can hold: all, or those the rule index keeps (unless `with` replaced `==`). */
@@ -637,7 +653,7 @@ export class Evaluator implements BodyHost {
       if (rs?.kind !== 'function') return false;
       return this.callFunction(rs, values, k);
     }
-    const builtin = BUILTINS[name] as Builtin | undefined;
+    const builtin = this.plan.builtins[name] as Builtin | undefined;
     if (!builtin) throw new RegoError('rego_type_error', `undefined function ${name}`);
     let results: Value[];
     try {
@@ -758,4 +774,9 @@ export class Evaluator implements BodyHost {
     }
     return this.term(t, env, (tv) => (equal(tv, v) ? k() : false));
   }
+}
+
+/** The JSON behind a lazily converted input, which generated code reads in place. */
+export function rawInput(input: Value | undefined): unknown {
+  return input instanceof RegoObject ? (input.sourceJSON() ?? input) : input;
 }
