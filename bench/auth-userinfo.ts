@@ -1,7 +1,7 @@
 /**
  * Authentication service benchmark.
  *
- *   node --import tsx bench/auth-userinfo.ts [--seconds=2] [--rounds=5] [--connections=32]
+ *   node --import tsx bench/auth-userinfo.ts [--seconds=2] [--rounds=5] [--connections=32] [--profile=dir]
  *
  * `GET /userinfo` by `sid` cookie and `GET /users/me` against the floor: a bare Hono route that
  * does one Redis `GET` of the same session value. Requests/s, p99 and Redis commands per request
@@ -9,6 +9,7 @@
  * The service's `GET /-/healthz` (no Redis) is measured too: what the kit's per-request middleware
  * (request log, metrics) costs on its own.
  * The servers run in a child process, the load in this one; Redis is a fresh `redis-server`.
+ * `--profile=dir` writes the child's V8 CPU profile there (read it with bench/profile-top.ts).
  */
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -131,12 +132,15 @@ async function load(
 
 if (process.argv[2] === '--child') {
   process.send!(await serveBoth(Number(process.argv[3])));
+  // A clean exit, so that `--cpu-prof` writes its profile.
+  process.on('message', () => process.exit(0));
 } else {
   const { values } = parseArgs({
     options: {
       seconds: { type: 'string', default: '2' },
       rounds: { type: 'string', default: '5' },
       connections: { type: 'string', default: '32' },
+      profile: { type: 'string' },
     },
   });
   const options = {
@@ -147,7 +151,11 @@ if (process.argv[2] === '--child') {
   const redisServer = await startRedis();
   const redis = new Redis({ host: '127.0.0.1', port: redisServer.port });
   const child = fork(fileURLToPath(import.meta.url), ['--child', String(redisServer.port)], {
-    execArgv: ['--import', 'tsx'],
+    execArgv: [
+      '--import',
+      'tsx',
+      ...(values.profile === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${values.profile}`]),
+    ],
   });
   try {
     const ports = await new Promise<Ports>((resolve, reject) => {
@@ -210,7 +218,8 @@ if (process.argv[2] === '--child') {
       );
     }
   } finally {
-    child.kill('SIGKILL');
+    if (values.profile === undefined) child.kill('SIGKILL');
+    else await new Promise((resolve) => child.once('exit', resolve).send('exit'));
     redis.disconnect();
     await redisServer.stop();
   }

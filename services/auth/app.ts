@@ -48,14 +48,14 @@ export function createAuthApp(options: AuthAppOptions): Hono {
     return answers ? c.json(body) : c.json({ ...errorBody(503, 'Redis does not answer'), ...body }, 503);
   });
   app.route('/', openApiRoute(options.packageInfo));
-  app.use(
-    bodyLimit({
-      maxSize: MAX_BODY_BYTES,
-      onError: () => {
-        throw new HttpError(413, `the body is larger than ${MAX_BODY_BYTES} bytes`);
-      },
-    }),
-  );
+  const limitBody = bodyLimit({
+    maxSize: MAX_BODY_BYTES,
+    onError: () => {
+      throw new HttpError(413, `the body is larger than ${MAX_BODY_BYTES} bytes`);
+    },
+  });
+  // GET and HEAD carry no body; asking for one would build a full Fetch Request per request.
+  app.use((c, next) => (c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : limitBody(c, next)));
   const clientRoutes = ['/authorize', '/oauth/token', '/userinfo', '/users/me', '/refreshtoken', '/logout'];
   for (const path of clientRoutes) app.use(path, selectClient(config));
   app.route('/', loginRoutes({ store, auth0, settings }));
