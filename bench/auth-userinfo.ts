@@ -4,7 +4,7 @@
  *   node --import tsx bench/auth-userinfo.ts [--seconds=2] [--rounds=5] [--connections=32] [--profile=dir]
  *
  * `GET /userinfo` by `sid` cookie and `GET /users/me` against the floor: a bare Hono route that
- * does one Redis `GET` of the same session value. Requests/s, p99 and Redis commands per request
+ * does one Redis `GET` of a key holding the same `/userinfo` body, answered as is. Requests/s, p99 and Redis commands per request
  * (target 1), all measured in the same run on loopback; target: the service ≥ 0.7× the floor.
  * The service's `GET /-/healthz` (no Redis) is measured too: what the kit's per-request middleware
  * (request log, metrics) costs on its own.
@@ -73,11 +73,21 @@ async function serveBoth(redisPort: number): Promise<Ports> {
     handleSignals: false,
     delayShutdownSeconds: 0,
   });
-  const floorRedis = new Redis({ host: '127.0.0.1', port: redisPort });
-  const floor = new Hono().get('/floor', async (c) => {
-    const value = await floorRedis.get(c.req.header('x-key') ?? '');
-    return value === null ? c.json({ message: 'none' }, 401) : c.json(JSON.parse(value) as object);
-  });
+  // The floor answers the stored text as is, as the service does with the `/userinfo` body; once
+  // with a default client, once auto-pipelined as the service's client is.
+  const floor = new Hono();
+  for (const [path, pipelined] of [
+    ['/floor', false],
+    ['/floor-pipelined', true],
+  ] as const) {
+    const floorRedis = new Redis({ host: '127.0.0.1', port: redisPort, enableAutoPipelining: pipelined });
+    floor.get(path, async (c) => {
+      const value = await floorRedis.get(c.req.header('x-key') ?? '');
+      return value === null
+        ? c.json({ message: 'none' }, 401)
+        : c.body(value, 200, { 'content-type': 'application/json' });
+    });
+  }
   const floorPort = await new Promise<number>((resolve) => {
     serveNode({ fetch: floor.fetch, hostname: '127.0.0.1', port: 0 }, (info) => resolve(info.port));
   });
@@ -170,17 +180,24 @@ if (process.argv[2] === '--child') {
     });
     const sid = /sid=([^;]+)/.exec(login.headers.get('set-cookie') ?? '')![1]!;
     const headers = { 'client-type': 'web', cookie: `sid=${sid}` };
-    const sessionKey = `auth0-client:session:${sid}`;
+    // The floor's key holds the same `/userinfo` body as the session.
+    const floorKey = 'bench:floor';
+    await redis.set(floorKey, await (await fetch(`${auth}/userinfo`, { headers })).text());
     const run = { ...options, redis };
     // Warm-up: JIT, connections.
     await load(auth, { path: '/userinfo', headers }, { ...run, seconds: 1 });
     await load(
       `http://127.0.0.1:${ports.floor}`,
-      { path: '/floor', headers: { 'x-key': sessionKey } },
+      { path: '/floor', headers: { 'x-key': floorKey } },
       { ...run, seconds: 1 },
     );
     const targets = {
-      floor: { origin: `http://127.0.0.1:${ports.floor}`, path: '/floor', headers: { 'x-key': sessionKey } },
+      floor: { origin: `http://127.0.0.1:${ports.floor}`, path: '/floor', headers: { 'x-key': floorKey } },
+      'floor, auto-pipelined': {
+        origin: `http://127.0.0.1:${ports.floor}`,
+        path: '/floor-pipelined',
+        headers: { 'x-key': floorKey },
+      },
       userinfo: { origin: auth, path: '/userinfo', headers },
       'users/me': { origin: auth, path: '/users/me', headers },
       'kit /-/healthz': { origin: auth, path: '/-/healthz', headers: {} },
@@ -189,10 +206,13 @@ if (process.argv[2] === '--child') {
     // Rounds alternate the targets, so a change of the machine's load (2 cores, shared) falls on
     // every target alike; each figure is the median of its rounds.
     const measured = new Map<Name, Figures[]>();
+    // Each round starts one target further, so that no target always follows the same one.
+    const order = Object.entries(targets) as Array<[Name, (typeof targets)[Name]]>;
     for (let round = 0; round < options.rounds; round++) {
-      for (const [name, { origin, ...request }] of Object.entries(targets) as Array<
-        [Name, (typeof targets)[Name]]
-      >) {
+      for (const [name, { origin, ...request }] of [
+        ...order.slice(round % order.length),
+        ...order.slice(0, round % order.length),
+      ]) {
         const figures = await load(origin, request, run);
         measured.set(name, [...(measured.get(name) ?? []), figures]);
       }
@@ -210,11 +230,13 @@ if (process.argv[2] === '--child') {
       ]),
     ) as Record<Name, Figures>;
     console.table(rows);
+    // Judged against the faster floor, so that the client option is no free gain.
+    const floorPerSecond = Math.max(rows.floor.perSecond, rows['floor, auto-pipelined'].perSecond);
     for (const name of ['userinfo', 'users/me'] as const) {
-      const ratio = rows[name].perSecond / rows.floor.perSecond;
+      const ratio = rows[name].perSecond / floorPerSecond;
       const verdict = ratio >= 0.7 && rows[name].redisCommandsPerRequest <= 1.01 ? 'PASS' : 'FAIL';
       console.log(
-        `${name}: ${ratio.toFixed(2)}× the floor (target ≥ 0.7), ${rows[name].redisCommandsPerRequest} Redis commands/request (target 1): ${verdict}`,
+        `${name}: ${ratio.toFixed(2)}× the faster floor (target ≥ 0.7), ${rows[name].redisCommandsPerRequest} Redis commands/request (target 1): ${verdict}`,
       );
     }
   } finally {

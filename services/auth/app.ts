@@ -14,6 +14,7 @@ import type { RedisClient } from './redis.ts';
 import { sessionRoutes } from './session-routes.ts';
 import { SessionStore } from './store.ts';
 import { userRoutes } from './user-routes.ts';
+import { userInfoFromClaims } from './userinfo.ts';
 
 export interface AuthAppOptions {
   readonly config: AuthConfig;
@@ -31,7 +32,9 @@ const MAX_BODY_BYTES = 64 * 1024;
 /** The authentication service's HTTP app (auth0-client 3.8's routes). */
 export function createAuthApp(options: AuthAppOptions): Hono {
   const { config, redis, settings, logoutWithClientId } = options;
-  const store = new SessionStore(redis, settings.sessionSeconds);
+  const store = new SessionStore(redis, settings.sessionSeconds, (claims) =>
+    JSON.stringify(userInfoFromClaims(claims, config.customClaimsNamespaces)),
+  );
   const auth0 = new Auth0Api();
   const app = createServiceApp({
     logger: options.logger,

@@ -93,11 +93,11 @@ test('an expired access token is refreshed by /userinfo; a revoked refresh token
 
 test('POST /refreshtoken by cookie keeps tokens out of the body and renews the session', async ({ h }) => {
   const sid = await cookieLogin(h);
-  const stored = JSON.parse((await h.redis.get(`auth0-client:session:${sid}`))!);
+  const stored = JSON.parse((await h.redis.hget(`auth0-client:session:${sid}`, 'session'))!);
   const response = await call(h.app, '/refreshtoken', { method: 'POST', headers: { cookie: `sid=${sid}` } });
   assert.equal(response.status, 200);
   assert.deepEqual(await jsonOf(response), {});
-  const renewed = JSON.parse((await h.redis.get(`auth0-client:session:${sid}`))!);
+  const renewed = JSON.parse((await h.redis.hget(`auth0-client:session:${sid}`, 'session'))!);
   assert.notEqual(renewed.accessToken, stored.accessToken);
   assert.equal(renewed.refreshToken, stored.refreshToken, 'kept when Auth0 does not rotate it');
 });
