@@ -18,11 +18,11 @@ import { parseArgs } from 'node:util';
 import { serve as serveNode } from '@hono/node-server';
 import { Hono } from 'hono';
 import { Redis } from 'ioredis';
-import pino from 'pino';
 import { Registry } from 'prom-client';
 import { Pool } from 'undici';
 import { createAuthApp } from '../services/auth/app.ts';
 import { parseAuthConfig } from '../services/auth/config.ts';
+import { createAuthLogger } from '../services/auth/logger.ts';
 import { createRedis } from '../services/auth/redis.ts';
 import { serve } from '../services/kit/index.ts';
 import { startFakeAuth0 } from '../test/support/fake-auth0.ts';
@@ -64,7 +64,8 @@ async function serveBoth(redisPort: number): Promise<Ports> {
     redis,
     settings: { sessionSeconds: 3600, sessionScope: 'website', originalProtocolHeader: 'x-forwarded-proto' },
     logoutWithClientId: false,
-    logger: pino({ level: 'warn' }),
+    // A log line per request, as in production, to /dev/null.
+    logger: createAuthLogger('info', '/dev/null'),
     registry: new Registry(),
     packageInfo: { name: 'auth', version: 'bench' },
   });
