@@ -59,7 +59,10 @@ async function run(
     logoutWithClientId: env.AUTH0_LOGOUT_CLIENT_ID_ENABLED,
     logger,
     registry: new Registry(),
-    packageInfo: readPackageInfo(dirname(fileURLToPath(import.meta.url))),
+    packageInfo: {
+      ...readPackageInfo(dirname(fileURLToPath(import.meta.url))),
+      ...(env.SERVICE_VERSION === undefined ? {} : { version: env.SERVICE_VERSION }),
+    },
   });
   const server = await serve(app, {
     port: env.HTTP_PORT,
