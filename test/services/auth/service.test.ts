@@ -96,7 +96,8 @@ test('the service starts from its environment (SERVICE_VERSION in the status rou
       assert.ok(Date.now() < deadline, 'not ready within 20 s');
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    assert.equal((await (await fetch(`${base}/-/healthz`)).json()).version, '3.8.0-test');
+    const health = (await (await fetch(`${base}/-/healthz`)).json()) as { version: string };
+    assert.equal(health.version, '3.8.0-test');
     const login = await fetch(`${base}/oauth/token`, {
       method: 'POST',
       headers: { 'client-type': 'web', 'content-type': 'application/json', 'x-forwarded-proto': 'http' },
