@@ -30,6 +30,9 @@ export const STATE_TTL_SECONDS = 600;
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest('base64url');
 
+const unavailable = (cause: unknown) =>
+  new HttpError(503, 'the session store (Redis) is unavailable', { cause });
+
 /** What `/userinfo` needs of a session, read in one round trip without parsing the session. */
 export interface StoredUser {
   /** The body of `/userinfo`, the exact JSON text to answer. */
@@ -46,9 +49,9 @@ type SessionFields = 'session' | 'user' | 'expireAt' | 'sub';
  * values, which would leak through `KEYS`/`MONITOR`); a Redis error answers 503.
  *
  * A session is a Redis hash: the session as JSON, the `/userinfo` body as the JSON text to answer
- * (made once at login), the access token's expiry and the user id. `/userinfo`, the busiest route,
- * reads the last two fields with one `HMGET` and answers the text as is: no JSON parse, no
- * re-serialisation.
+ * (made once, when the session is saved), the access token's expiry and the user id. `/userinfo`,
+ * the busiest route, reads the body and the expiry with one `HMGET` and answers the text as is:
+ * no JSON parse, no re-serialisation.
  */
 export class SessionStore {
   constructor(
@@ -156,9 +159,9 @@ export class SessionStore {
   /** Runs a MULTI block; any failed command answers 503 like a failed call. */
   private async transaction(block: ReturnType<RedisClient['multi']>): Promise<unknown[]> {
     const results = await this.call(() => block.exec());
-    if (results === null) throw new HttpError(503, 'the session store (Redis) is unavailable');
+    if (results === null) throw unavailable(undefined);
     return results.map(([error, value]) => {
-      if (error) throw new HttpError(503, 'the session store (Redis) is unavailable', { cause: error });
+      if (error) throw unavailable(error);
       return value;
     });
   }
@@ -167,7 +170,7 @@ export class SessionStore {
     try {
       return await command();
     } catch (error) {
-      throw new HttpError(503, 'the session store (Redis) is unavailable', { cause: error });
+      throw unavailable(error);
     }
   }
 }
