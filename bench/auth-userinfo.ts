@@ -1,16 +1,20 @@
 /**
  * Authentication service benchmark.
  *
- *   node --import tsx bench/auth-userinfo.ts [--seconds=2] [--rounds=5] [--connections=32] [--profile=dir] [--only=target]
+ *   node --import tsx bench/auth-userinfo.ts [--seconds=2] [--rounds=5] [--connections=32]
+ *     [--log-level=info] [--only=target] [--profile=dir]
  *
  * `GET /userinfo` by `sid` cookie and `GET /users/me` against the floor: a bare Hono route that
- * does one Redis `GET` of a key holding the same `/userinfo` body, answered as is. Requests/s, p99 and Redis commands per request
- * (target 1), all measured in the same run on loopback; target: the service ≥ 0.7× the floor.
+ * does one Redis `GET` of a key holding the same `/userinfo` body and answers it as is (once with
+ * a default client, once auto-pipelined as the service's client is; the faster counts).
+ * Requests/s, p99, Redis commands per request (target 1) and the server's CPU per request, all
+ * measured in the same run on loopback; target: the service ≥ 0.7× the floor's requests/s.
  * The service's `GET /-/healthz` (no Redis) is measured too: what the kit's per-request middleware
- * (request log, metrics) costs on its own.
+ * (request log, metrics) costs on its own. The service logs at `--log-level` (info: a line per
+ * request, as in production) to /dev/null.
  * The servers run in a child process, the load in this one; Redis is a fresh `redis-server`.
- * `--profile=dir` writes the child's V8 CPU profile there (read it with bench/profile-top.ts);
- * `--only=userinfo` (or another target's name) loads that target alone, for a profile of it.
+ * `--only=userinfo` (or another target's name) loads that target alone, e.g. with
+ * `--profile=dir`, which writes the child's V8 CPU profile there (read it with bench/profile-top.ts).
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -34,7 +38,7 @@ interface Ports {
 }
 
 /** Child: the service (fake Auth0, Redis at REDIS_PORT) and the floor route, on free ports. */
-async function serveBoth(redisPort: number): Promise<Ports> {
+async function serveBoth(redisPort: number, logLevel: string): Promise<Ports> {
   const auth0 = await startFakeAuth0({ clients: { 'web-id': 'web-secret', 'm-id': 'm-secret' } });
   auth0.addUser({
     sub: 'auth0|ada',
@@ -64,8 +68,8 @@ async function serveBoth(redisPort: number): Promise<Ports> {
     redis,
     settings: { sessionSeconds: 3600, sessionScope: 'website', originalProtocolHeader: 'x-forwarded-proto' },
     logoutWithClientId: false,
-    // A log line per request, as in production, to /dev/null.
-    logger: createAuthLogger('info', '/dev/null'),
+    // At info (the default), a log line per request as in production, to /dev/null.
+    logger: createAuthLogger(logLevel, '/dev/null'),
     registry: new Registry(),
     packageInfo: { name: 'auth', version: 'bench' },
   });
@@ -156,7 +160,7 @@ function serverCpuMicros(child: ChildProcess): Promise<number> {
 }
 
 if (process.argv[2] === '--child') {
-  process.send!(await serveBoth(Number(process.argv[3])));
+  process.send!(await serveBoth(Number(process.argv[3]), process.argv[4]!));
   process.on('message', (message) => {
     if (message === 'cpu') {
       const { user, system } = process.cpuUsage();
@@ -171,6 +175,7 @@ if (process.argv[2] === '--child') {
       connections: { type: 'string', default: '32' },
       profile: { type: 'string' },
       only: { type: 'string' },
+      'log-level': { type: 'string', default: 'info' },
     },
   });
   const options = {
@@ -185,9 +190,13 @@ if (process.argv[2] === '--child') {
     'tsx',
     ...(values.profile === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${values.profile}`]),
   ];
-  const child = fork(fileURLToPath(import.meta.url), ['--child', String(redisServer.port)], {
-    execArgv: nodeArgs,
-  });
+  const child = fork(
+    fileURLToPath(import.meta.url),
+    ['--child', String(redisServer.port), values['log-level']],
+    {
+      execArgv: nodeArgs,
+    },
+  );
   try {
     const ports = await new Promise<Ports>((resolve, reject) => {
       child.once('message', (message) => resolve(message as Ports));
