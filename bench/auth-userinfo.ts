@@ -233,6 +233,9 @@ if (process.argv[2] === '--child') {
     type Name = keyof typeof targets;
     if (values.only !== undefined) {
       // One target alone, e.g. to profile it: its figures, no ratios.
+      if (!Object.hasOwn(targets, values.only)) {
+        throw new Error(`--only: "${values.only}" is not one of ${Object.keys(targets).join(', ')}`);
+      }
       const { origin, ...request } = targets[values.only as Name];
       console.table({ [values.only]: await load(origin, request, run) });
     } else {
