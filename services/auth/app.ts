@@ -14,6 +14,7 @@ import type { RedisClient } from './redis.ts';
 import { sessionRoutes } from './session-routes.ts';
 import { SessionStore } from './store.ts';
 import { userRoutes } from './user-routes.ts';
+import { userInfoFromClaims } from './userinfo.ts';
 
 export interface AuthAppOptions {
   readonly config: AuthConfig;
@@ -31,7 +32,9 @@ const MAX_BODY_BYTES = 64 * 1024;
 /** The authentication service's HTTP app (auth0-client 3.8's routes). */
 export function createAuthApp(options: AuthAppOptions): Hono {
   const { config, redis, settings, logoutWithClientId } = options;
-  const store = new SessionStore(redis, settings.sessionSeconds);
+  const store = new SessionStore(redis, settings.sessionSeconds, (claims) =>
+    JSON.stringify(userInfoFromClaims(claims, config.customClaimsNamespaces)),
+  );
   const auth0 = new Auth0Api();
   const app = createServiceApp({
     logger: options.logger,
@@ -48,14 +51,14 @@ export function createAuthApp(options: AuthAppOptions): Hono {
     return answers ? c.json(body) : c.json({ ...errorBody(503, 'Redis does not answer'), ...body }, 503);
   });
   app.route('/', openApiRoute(options.packageInfo));
-  app.use(
-    bodyLimit({
-      maxSize: MAX_BODY_BYTES,
-      onError: () => {
-        throw new HttpError(413, `the body is larger than ${MAX_BODY_BYTES} bytes`);
-      },
-    }),
-  );
+  const limitBody = bodyLimit({
+    maxSize: MAX_BODY_BYTES,
+    onError: () => {
+      throw new HttpError(413, `the body is larger than ${MAX_BODY_BYTES} bytes`);
+    },
+  });
+  // Only where a body can come: asked on a GET, it would build a full Fetch Request per request.
+  app.on(['POST', 'PUT', 'PATCH', 'DELETE'], '*', limitBody);
   const clientRoutes = ['/authorize', '/oauth/token', '/userinfo', '/users/me', '/refreshtoken', '/logout'];
   for (const path of clientRoutes) app.use(path, selectClient(config));
   app.route('/', loginRoutes({ store, auth0, settings }));

@@ -32,6 +32,8 @@ export const authEnvSchema = z.object({
   // The reference requires it; an unset header means "trust the connection" (https unless http).
   ORIGINAL_PROTOCOL_HEADER: z.string().trim().toLowerCase().default('x-forwarded-proto'),
   DELAY_SHUTDOWN_SECONDS: envInteger(0, 3600).default(10),
+  /** The version the status routes report (Mia-Platform sets it on deploy); else the package's. */
+  SERVICE_VERSION: optionalText,
 });
 
 export type AuthEnv = z.output<typeof authEnvSchema>;

@@ -1,12 +1,12 @@
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import { EnvError, readPackageInfo, serve, stopOnSignal } from '../kit/index.ts';
 import type { ServiceEntry } from '../registry.ts';
 import { createAuthApp } from './app.ts';
 import { authConfigJsonSchema, ConfigError, loadAuthConfig } from './config.ts';
 import { parseAuthEnv } from './env.ts';
+import { createAuthLogger } from './logger.ts';
 import { createRedis } from './redis.ts';
 
 export { type AuthAppOptions, createAuthApp } from './app.ts';
@@ -36,7 +36,7 @@ async function run(
     }
     throw error;
   }
-  const logger = pino({ name: 'auth', level: env.LOG_LEVEL });
+  const logger = createAuthLogger(env.LOG_LEVEL);
   const redis = createRedis(env);
   let redisDown = false;
   // ioredis reports every failed reconnection: log the change of state, not each attempt.
@@ -59,7 +59,10 @@ async function run(
     logoutWithClientId: env.AUTH0_LOGOUT_CLIENT_ID_ENABLED,
     logger,
     registry: new Registry(),
-    packageInfo: readPackageInfo(dirname(fileURLToPath(import.meta.url))),
+    packageInfo: {
+      ...readPackageInfo(dirname(fileURLToPath(import.meta.url))),
+      ...(env.SERVICE_VERSION === undefined ? {} : { version: env.SERVICE_VERSION }),
+    },
   });
   const server = await serve(app, {
     port: env.HTTP_PORT,

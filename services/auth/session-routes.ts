@@ -36,6 +36,8 @@ function caller(c: Context): Caller {
   return sid === undefined ? { kind: 'anonymous' } : { kind: 'cookie', sid };
 }
 
+const JSON_TYPE = { 'content-type': 'application/json' } as const;
+
 export const refreshBody = z.object({ refresh_token: z.string().min(1).max(4096).optional() });
 export const logoutQuery = z.object({ redirect: z.string().min(1).max(2048).optional() });
 
@@ -58,11 +60,10 @@ export function sessionRoutes({ config, store, auth0, settings, logoutWithClient
     return { ...session, ...tokens, claims };
   };
 
-  /** The session of a cookie; an expired access token is refreshed first (reference 1.0.0). */
-  const cookieSession = async (sid: string): Promise<Session> => {
+  /** A session's tokens renewed and saved; a refused refresh ends the session. */
+  const renewCookieSession = async (sid: string): Promise<Session> => {
     const session = await store.readSession(sid);
     if (session === undefined) throw new HttpError(401, 'no session: log in again');
-    if (Date.parse(session.expireAt) > Date.now()) return session;
     const renewed = await refreshed(session).catch(async (error: unknown) => {
       if (error instanceof HttpError && error.status === 401) await store.deleteSession(sid);
       throw error;
@@ -74,13 +75,18 @@ export function sessionRoutes({ config, store, auth0, settings, logoutWithClient
   const userinfo = async (c: Context) => {
     const who = caller(c);
     if (who.kind === 'cookie') {
-      const session = await cookieSession(who.sid);
-      return c.json(userInfoFromClaims(session.claims, config.customClaimsNamespaces));
+      const stored = await store.readSessionUser(who.sid);
+      if (stored === undefined) throw new HttpError(401, 'no session: log in again');
+      if (stored.expiresAt > Date.now()) return c.body(stored.body, 200, JSON_TYPE);
+      // The access token expired: refreshed first (reference 1.0.0).
+      const renewed = await renewCookieSession(who.sid);
+      return c.json(userInfoFromClaims(renewed.claims, config.customClaimsNamespaces));
     }
     if (who.kind === 'bearer') {
-      const session = await store.readTokenSession(who.accessToken);
+      const stored = await store.readTokenUser(who.accessToken);
+      if (stored !== undefined) return c.body(stored.body, 200, JSON_TYPE);
       // A token we did not issue: Auth0 says whose it is.
-      const claims = session?.claims ?? (await auth0.userinfo(c.get('authClient'), who.accessToken));
+      const claims = await auth0.userinfo(c.get('authClient'), who.accessToken);
       if (claims === undefined) throw new HttpError(401, 'the access token is not valid');
       return c.json(userInfoFromClaims(claims, config.customClaimsNamespaces));
     }
@@ -94,9 +100,7 @@ export function sessionRoutes({ config, store, auth0, settings, logoutWithClient
       const body = validate(refreshBody, await readBody(c), 'body');
       const who = caller(c);
       if (who.kind === 'cookie') {
-        const session = await store.readSession(who.sid);
-        if (session === undefined) throw new HttpError(401, 'no session: log in again');
-        await store.saveSession(who.sid, await refreshed(session));
+        await renewCookieSession(who.sid);
         return c.json({});
       }
       if (who.kind === 'anonymous') throw new HttpError(401, 'missing sid cookie or Authorization header');

@@ -30,15 +30,35 @@ export const STATE_TTL_SECONDS = 600;
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest('base64url');
 
+const unavailable = (cause: unknown) =>
+  new HttpError(503, 'the session store (Redis) is unavailable', { cause });
+
+/** What `/userinfo` needs of a session, read in one round trip without parsing the session. */
+export interface StoredUser {
+  /** The body of `/userinfo`, the exact JSON text to answer. */
+  readonly body: string;
+  /** When the access token expires, epoch milliseconds. */
+  readonly expiresAt: number;
+}
+
+/** The fields of a session's Redis hash. */
+type SessionFields = 'session' | 'user' | 'expireAt' | 'sub';
+
 /**
- * Sessions, states and tokens in Redis, one round trip per operation. Keys hold hashes of states
- * and access tokens (never the values, which would leak through `KEYS`/`MONITOR`); a Redis error
- * answers 503.
+ * Sessions, states and tokens in Redis. Keys hold hashes of states and access tokens (never the
+ * values, which would leak through `KEYS`/`MONITOR`); a Redis error answers 503.
+ *
+ * A session is a Redis hash: the session as JSON, the `/userinfo` body as the JSON text to answer
+ * (made once, when the session is saved), the access token's expiry and the user id. `/userinfo`,
+ * the busiest route, reads the body and the expiry with one `HMGET` and answers the text as is:
+ * no JSON parse, no re-serialisation.
  */
 export class SessionStore {
   constructor(
     private readonly redis: RedisClient,
     private readonly sessionSeconds: number,
+    /** The `/userinfo` body of a session's claims. */
+    private readonly userBody: (claims: Session['claims']) => string = JSON.stringify,
   ) {}
 
   async saveState(state: string, pending: PendingAuthorization): Promise<void> {
@@ -57,39 +77,37 @@ export class SessionStore {
     return given.length === kept.length && timingSafeEqual(given, kept) ? pending : undefined;
   }
 
-  async saveSession(sid: string, session: Session): Promise<void> {
-    await this.call(() =>
-      this.redis.set(`${PREFIX}session:${sid}`, JSON.stringify(session), 'EX', this.sessionSeconds),
-    );
-    await this.markActive(session, sid);
+  saveSession(sid: string, session: Session): Promise<void> {
+    return this.save(`session:${sid}`, session);
   }
 
   readSession(sid: string): Promise<Session | undefined> {
-    return this.read(`${PREFIX}session:${sid}`);
+    return this.read(`session:${sid}`);
   }
 
-  async deleteSession(sid: string): Promise<void> {
-    const raw = await this.call(() => this.redis.getdel(`${PREFIX}session:${sid}`));
-    if (raw !== null) await this.markInactive(JSON.parse(raw) as Session, sid);
+  readSessionUser(sid: string): Promise<StoredUser | undefined> {
+    return this.readUser(`session:${sid}`);
+  }
+
+  deleteSession(sid: string): Promise<void> {
+    return this.delete(`session:${sid}`);
   }
 
   /** Keeps a token-mode login so `/userinfo` by bearer token needs no call to Auth0. */
-  async saveTokenSession(session: Session): Promise<void> {
-    const hash = sha256(session.accessToken);
-    await this.call(() =>
-      this.redis.set(`${PREFIX}token:${hash}`, JSON.stringify(session), 'EX', this.sessionSeconds),
-    );
-    await this.markActive(session, `token:${hash}`);
+  saveTokenSession(session: Session): Promise<void> {
+    return this.save(`token:${sha256(session.accessToken)}`, session);
   }
 
   readTokenSession(accessToken: string): Promise<Session | undefined> {
-    return this.read(`${PREFIX}token:${sha256(accessToken)}`);
+    return this.read(`token:${sha256(accessToken)}`);
   }
 
-  async deleteTokenSession(accessToken: string): Promise<void> {
-    const hash = sha256(accessToken);
-    const raw = await this.call(() => this.redis.getdel(`${PREFIX}token:${hash}`));
-    if (raw !== null) await this.markInactive(JSON.parse(raw) as Session, `token:${hash}`);
+  readTokenUser(accessToken: string): Promise<StoredUser | undefined> {
+    return this.readUser(`token:${sha256(accessToken)}`);
+  }
+
+  deleteTokenSession(accessToken: string): Promise<void> {
+    return this.delete(`token:${sha256(accessToken)}`);
   }
 
   /** The ids of the users with a session alive now (`GET /users/active`, reference 3.3.0). */
@@ -99,27 +117,60 @@ export class SessionStore {
     return [...new Set(members.map((member) => member.slice(0, member.lastIndexOf(' '))))];
   }
 
-  // One sorted set of "<user id> <session>" scored by expiry: listing active users reads one key
-  // instead of scanning every session (which a Redis Cluster would spread over its nodes).
-  private async markActive(session: Session, id: string): Promise<void> {
+  private async save(id: string, session: Session): Promise<void> {
+    const sub = String(session.claims.sub);
+    const fields: Record<SessionFields, string> = {
+      session: JSON.stringify(session),
+      user: this.userBody(session.claims),
+      expireAt: String(Date.parse(session.expireAt)),
+      sub,
+    };
+    const key = PREFIX + id;
+    await this.transaction(this.redis.multi().hset(key, fields).expire(key, this.sessionSeconds));
+    // One sorted set of "<user id> <session>" scored by expiry: listing active users reads one key
+    // instead of scanning every session (which a Redis Cluster would spread over its nodes).
     const expiry = Date.now() + this.sessionSeconds * 1000;
-    await this.call(() => this.redis.zadd(ACTIVE, expiry, `${String(session.claims.sub)} ${id}`));
+    await this.call(() => this.redis.zadd(ACTIVE, expiry, `${sub} ${id}`));
   }
 
-  private async markInactive(session: Session, id: string): Promise<void> {
-    await this.call(() => this.redis.zrem(ACTIVE, `${String(session.claims.sub)} ${id}`));
-  }
-
-  private async read(key: string): Promise<Session | undefined> {
-    const raw = await this.call(() => this.redis.get(key));
+  private async read(id: string): Promise<Session | undefined> {
+    const raw = await this.call(() => this.redis.hget(PREFIX + id, 'session' satisfies SessionFields));
     return raw === null ? undefined : (JSON.parse(raw) as Session);
+  }
+
+  private async readUser(id: string): Promise<StoredUser | undefined> {
+    const fields: SessionFields[] = ['user', 'expireAt'];
+    const [body, expiresAt] = await this.call(() => this.redis.hmget(PREFIX + id, ...fields));
+    return body == null ? undefined : { body, expiresAt: Number(expiresAt) };
+  }
+
+  /** Deletes a session and its entry among the active ones (read and deleted atomically). */
+  private async delete(id: string): Promise<void> {
+    const key = PREFIX + id;
+    const [sub] = await this.transaction(
+      this.redis
+        .multi()
+        .hget(key, 'sub' satisfies SessionFields)
+        .del(key),
+    );
+    if (typeof sub === 'string') await this.call(() => this.redis.zrem(ACTIVE, `${sub} ${id}`));
+  }
+
+  /** Runs a MULTI block; any failed command answers 503 like a failed call. */
+  private async transaction(block: ReturnType<RedisClient['multi']>): Promise<unknown[]> {
+    const results = await this.call(() => block.exec());
+    if (results === null) throw unavailable(undefined);
+    return results.map(([error, value]) => {
+      if (error) throw unavailable(error);
+      return value;
+    });
   }
 
   private async call<T>(command: () => Promise<T>): Promise<T> {
     try {
       return await command();
     } catch (error) {
-      throw new HttpError(503, 'the session store (Redis) is unavailable', { cause: error });
+      throw unavailable(error);
     }
   }
 }

@@ -14,7 +14,10 @@ import { suite } from '../../support/suite.ts';
 
 export const NAMESPACE = 'https://streamfold.test/app_metadata';
 
-/** web: website scope, two connections; api: tokens, state required; misconfigured: a wrong secret. */
+/**
+ * web: website scope, two connections, SameSite=Strict; api: tokens, state required; portal:
+ * website scope, no SameSite; misconfigured: a wrong secret.
+ */
 export function testConfig(auth0Url: string): AuthConfig {
   const common = { auth0Url, clientSecret: 'app-secret' };
   return parseAuthConfig({
@@ -35,6 +38,12 @@ export function testConfig(auth0Url: string): AuthConfig {
         redirectUrl: 'https://api-client.test/callback',
         scopes: ['offline_access', 'openid'],
         authorizeStateRequired: true,
+      },
+      portal: {
+        ...common,
+        clientId: 'web-id',
+        redirectUrl: 'https://portal.test/callback',
+        scopes: ['website'],
       },
       misconfigured: {
         ...common,

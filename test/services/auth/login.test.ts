@@ -218,7 +218,15 @@ test('the cookie is not Secure when the original protocol is http; SameSite is l
     headers: { 'x-forwarded-proto': 'http' },
     form: { grant_type: 'password', username: 'ada', password: 'lovelace' },
   });
-  assert.doesNotMatch(response.headers.get('set-cookie')!, /Secure/);
+  assert.match(
+    response.headers.get('set-cookie')!,
+    /^sid=[\w-]{43}; Path=\/; Max-Age=3600; HttpOnly; SameSite=Strict$/,
+  );
+  const portal = await call(h.app, '/oauth/token', {
+    clientType: 'portal',
+    form: { grant_type: 'password', username: 'ada', password: 'lovelace' },
+  });
+  assert.match(portal.headers.get('set-cookie')!, /^sid=[\w-]{43}; Path=\/; Max-Age=3600; HttpOnly; Secure$/);
 });
 
 test('no password, token or cookie reaches the logs', async ({ h }) => {

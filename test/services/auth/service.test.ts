@@ -49,7 +49,7 @@ test('a bad configuration file stops the start with exit code 1 and names the pr
   assert.ok(!lines.err.join('\n').includes('do-not-print'));
 });
 
-test('the service starts from its environment, logs in by password, and stops on SIGTERM', async () => {
+test('the service starts from its environment (SERVICE_VERSION in the status routes), logs in by password, and stops on SIGTERM', async () => {
   const redis = await startRedis();
   const auth0 = await startFakeAuth0({ clients: { 'web-id': 'web-secret' } });
   auth0.addUser({ sub: 'auth0|ada', username: 'ada', password: 'pw', connection: 'db' });
@@ -80,6 +80,7 @@ test('the service starts from its environment, logs in by password, and stops on
       REDIS_HOSTS: `127.0.0.1:${redis.port}`,
       DELAY_SHUTDOWN_SECONDS: '0',
       LOG_LEVEL: 'silent',
+      SERVICE_VERSION: '3.8.0-test',
     },
     sink,
   );
@@ -95,6 +96,8 @@ test('the service starts from its environment, logs in by password, and stops on
       assert.ok(Date.now() < deadline, 'not ready within 20 s');
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
+    const health = (await (await fetch(`${base}/-/healthz`)).json()) as { version: string };
+    assert.equal(health.version, '3.8.0-test');
     const login = await fetch(`${base}/oauth/token`, {
       method: 'POST',
       headers: { 'client-type': 'web', 'content-type': 'application/json', 'x-forwarded-proto': 'http' },

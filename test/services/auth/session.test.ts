@@ -38,6 +38,23 @@ test('GET /userinfo and /users/me by sid cookie: the user with groups out of the
   assert.equal(h.auth0.requests.length, before);
 });
 
+test('GET /userinfo by cookie or by a token issued here costs one Redis command', async ({ h }) => {
+  const processed = async () =>
+    Number(/total_commands_processed:(\d+)/.exec(await h.redis.info('stats'))![1]);
+  const sid = await cookieLogin(h);
+  const { accessToken } = await tokenLogin(h);
+  const credentials: Array<Record<string, string>> = [
+    { cookie: `sid=${sid}` },
+    { authorization: `Bearer ${accessToken}` },
+  ];
+  for (const headers of credentials) {
+    const before = await processed();
+    assert.equal((await call(h.app, '/userinfo', { headers })).status, 200);
+    // The first INFO is counted by the second one.
+    assert.equal((await processed()) - before - 1, 1, Object.keys(headers)[0]);
+  }
+});
+
 test('GET /userinfo by bearer token: from Redis for a token we issued, from Auth0 otherwise; a website client reads a token too', async ({
   h,
 }) => {
@@ -93,13 +110,24 @@ test('an expired access token is refreshed by /userinfo; a revoked refresh token
 
 test('POST /refreshtoken by cookie keeps tokens out of the body and renews the session', async ({ h }) => {
   const sid = await cookieLogin(h);
-  const stored = JSON.parse((await h.redis.get(`auth0-client:session:${sid}`))!);
+  const stored = JSON.parse((await h.redis.hget(`auth0-client:session:${sid}`, 'session'))!);
   const response = await call(h.app, '/refreshtoken', { method: 'POST', headers: { cookie: `sid=${sid}` } });
   assert.equal(response.status, 200);
   assert.deepEqual(await jsonOf(response), {});
-  const renewed = JSON.parse((await h.redis.get(`auth0-client:session:${sid}`))!);
+  const renewed = JSON.parse((await h.redis.hget(`auth0-client:session:${sid}`, 'session'))!);
   assert.notEqual(renewed.accessToken, stored.accessToken);
   assert.equal(renewed.refreshToken, stored.refreshToken, 'kept when Auth0 does not rotate it');
+});
+
+test('POST /refreshtoken by cookie with a refresh token Auth0 refuses: 401 and the session ends', async ({
+  h,
+}) => {
+  const sid = await cookieLogin(h);
+  h.auth0.revokeRefreshTokens();
+  const response = await call(h.app, '/refreshtoken', { method: 'POST', headers: { cookie: `sid=${sid}` } });
+  assert.equal(response.status, 401);
+  assert.equal(await h.redis.exists(`auth0-client:session:${sid}`), 0);
+  assert.equal((await call(h.app, '/userinfo', { headers: { cookie: `sid=${sid}` } })).status, 401);
 });
 
 test('POST /refreshtoken by bearer token and refresh_token: a new token set; the old token is forgotten', async ({

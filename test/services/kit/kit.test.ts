@@ -168,6 +168,24 @@ test('requestLogger: echoes a plain x-request-id, replaces a forged one, logs on
   assert.ok(lines.some((l) => l.reqId === generated));
 });
 
+test('requestLogger: the x-request-id header is on every answer, a Response made by hand or an error too', async () => {
+  const { logger } = capturedLogger();
+  const app = new Hono();
+  app.use(requestLogger(logger));
+  app.get('/by-hand', () => new Response('raw', { headers: { 'x-extra': '1' } }));
+  app.get('/fails', () => {
+    throw new HttpError(409, 'taken');
+  });
+  app.onError(errorHandler);
+  const byHand = await app.request('/by-hand', { headers: { 'x-request-id': 'r-1' } });
+  assert.equal(byHand.headers.get('x-request-id'), 'r-1');
+  assert.equal(byHand.headers.get('x-extra'), '1');
+  assert.equal(await byHand.text(), 'raw');
+  const fails = await app.request('/fails', { headers: { 'x-request-id': 'r-2' } });
+  assert.equal(fails.status, 409);
+  assert.equal(fails.headers.get('x-request-id'), 'r-2');
+});
+
 test('metrics: counts by method, route pattern and status; /-/metrics serves Prometheus text', async () => {
   const registry = new Registry();
   const app = new Hono();
