@@ -7,6 +7,8 @@ import type { HttpBindings } from '@hono/node-server';
 import { Hono } from 'hono';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
+import { bindingRoutes } from './binding-routes.ts';
+import type { BindingsCrud } from './bindings-crud.ts';
 import type { SidecarConfig } from './config.ts';
 import { GENERIC_MESSAGE, NO_ROUTE_MESSAGE, rondError } from './errors.ts';
 import { type Allowed, evaluateRequest } from './evaluate.ts';
@@ -27,7 +29,10 @@ export interface SidecarDeps {
   readonly upstream: Upstream | undefined;
   readonly users: UserStore | undefined;
   readonly metrics: SidecarMetrics;
-  readonly registry: Registry;
+  /** Undefined with `EXPOSE_METRICS=false`. */
+  readonly registry: Registry | undefined;
+  /** Standalone `grant`/`revoke` routes, when `BINDINGS_CRUD_SERVICE_URL` is set. */
+  readonly bindingsCrud?: BindingsCrud | undefined;
   readonly logger: Logger;
   readonly name: string;
   readonly version: string;
@@ -40,6 +45,15 @@ export function createSidecarApp(deps: SidecarDeps): Hono<Env> {
   const { logger } = deps;
   const app = new Hono<Env>();
   app.route('/', statusRoutes(deps));
+  if (deps.config.STANDALONE && deps.bindingsCrud)
+    app.route(
+      '/',
+      bindingRoutes({
+        crud: deps.bindingsCrud,
+        headersToProxy: deps.config.ADDITIONAL_HEADERS_TO_PROXY.split(',').filter((h) => h !== ''),
+        logger,
+      }),
+    );
   app.all('*', (c) => handle(deps, c.env.incoming, logger));
   app.onError((err) => {
     logger.error({ err }, 'unexpected error');
@@ -105,7 +119,7 @@ async function forward(
     });
   } catch (err) {
     if (!(err instanceof UpstreamError)) throw err;
-    log.error({ err: { message: err.message } }, 'upstream failed');
+    log.error({ err: { message: err.message, reason: err.reason } }, 'upstream failed');
     deps.metrics.upstreamDuration.observe(
       { status: String(err.status) },
       (performance.now() - started) / 1000,

@@ -28,6 +28,12 @@ const schema = z
     ROLES_COLLECTION_NAME: optional,
     BINDINGS_COLLECTION_NAME: optional,
     DELAY_SHUTDOWN_SECONDS: envInteger(0, 3600).default(10),
+    /** Rönd: `/-/rond/metrics` (and our `/-/rbac-metrics`) only when true. */
+    EXPOSE_METRICS: envBoolean().default(true),
+    /** Rönd's standalone `grant`/`revoke` routes write bindings through this CRUD service. */
+    BINDINGS_CRUD_SERVICE_URL: z.url({ protocol: /^https?$/, error: 'expected an http(s) URL' }).optional(),
+    /** Request headers passed on to the CRUD service (comma-separated), as Rönd. */
+    ADDITIONAL_HEADERS_TO_PROXY: z.string().trim().default('miauserid'),
     /** Request bodies read for `input.request.body` beyond this answer 413. */
     MAX_REQUEST_BODY_BYTES: envInteger(1, 1 << 30).default(10 * 1024 * 1024),
     /** Upstream answers slower than this (headers) answer 504. */

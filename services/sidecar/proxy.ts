@@ -39,11 +39,13 @@ export interface UpstreamResponse {
   readonly body: AsyncIterable<Uint8Array> & { text(): Promise<string>; dump(): Promise<void> };
 }
 
+/** `message` goes into the answer; `reason` (the socket error) only into the log. */
 export class UpstreamError extends Error {
   override readonly name = 'UpstreamError';
   constructor(
     readonly status: 502 | 504,
     message: string,
+    readonly reason: string,
   ) {
     super(message);
   }
@@ -72,8 +74,8 @@ export class Upstream {
       return { status: response.statusCode, headers: response.headers, body: response.body };
     } catch (err) {
       if (err instanceof errors.HeadersTimeoutError || err instanceof errors.BodyTimeoutError)
-        throw new UpstreamError(504, 'the protected service did not answer in time');
-      throw new UpstreamError(502, `the protected service cannot be reached: ${(err as Error).message}`);
+        throw new UpstreamError(504, 'the protected service did not answer in time', (err as Error).message);
+      throw new UpstreamError(502, 'the protected service cannot be reached', (err as Error).message);
     }
   }
 

@@ -6,6 +6,7 @@ import pino, { type Logger } from 'pino';
 import { Registry } from 'prom-client';
 import { type RunningServer, readPackageInfo, serve } from '../kit/index.ts';
 import { createSidecarApp } from './app.ts';
+import { BindingsCrud } from './bindings-crud.ts';
 import type { SidecarConfig } from './config.ts';
 import { sidecarMetrics } from './metrics.ts';
 import {
@@ -71,7 +72,7 @@ export async function startSidecar(config: SidecarConfig, options: StartOptions 
     if (!stopFetching.signal.aborted) logger.error({ err }, 'permissions could not be loaded');
   });
 
-  const registry = new Registry();
+  const registry = config.EXPOSE_METRICS ? new Registry() : undefined;
   const version =
     config.SERVICE_VERSION ?? readPackageInfo(fileURLToPath(new URL('.', import.meta.url))).version;
   const app = createSidecarApp({
@@ -82,6 +83,9 @@ export async function startSidecar(config: SidecarConfig, options: StartOptions 
     users,
     metrics: sidecarMetrics(registry),
     registry,
+    bindingsCrud: config.BINDINGS_CRUD_SERVICE_URL
+      ? new BindingsCrud(config.BINDINGS_CRUD_SERVICE_URL)
+      : undefined,
     logger,
     name: SERVICE_NAME,
     version,

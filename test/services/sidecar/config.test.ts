@@ -233,4 +233,29 @@ test('STANDALONE=true: /eval routes answer the decision and the row filter heade
   }
 });
 
+// Rönd main_test TestSetupRouterMetrics "metrics API exposed correctly", and EXPOSE_METRICS=false
+// (Rönd registers no metrics route then).
+test('EXPOSE_METRICS: metrics at /-/rond/metrics by default, no metrics route when false', async () => {
+  const shown = await startWith({ STANDALONE: 'true' });
+  const hidden = await startWith({ STANDALONE: 'true', EXPOSE_METRICS: 'false' });
+  try {
+    await fetch(`${shown.base}/eval/admin`, { headers: { miausergroups: 'admin' } });
+    const metrics = await fetch(`${shown.base}/-/rond/metrics`);
+    assert.equal(metrics.status, 200);
+    assert.match(
+      await metrics.text(),
+      /rond_policy_evaluation_duration_seconds_bucket\{[^}]*policy="allow_admins"/,
+    );
+    for (const path of ['/-/rond/metrics', '/-/rbac-metrics'])
+      assert.equal((await fetch(`${hidden.base}${path}`)).status, 404, path);
+    assert.equal(
+      (await fetch(`${hidden.base}/eval/admin`, { headers: { miausergroups: 'admin' } })).status,
+      200,
+    );
+  } finally {
+    await shown.close();
+    await hidden.close();
+  }
+});
+
 test.run();

@@ -58,6 +58,7 @@ test('row filter operators $gt $lte $ne $gte $lt $in, nested fields, custom head
   });
 });
 
+// Rönd handler_test "sends filter query": the header is set (replaced), never appended.
 test('a caller cannot smuggle its own row-filter header', async () => {
   await call('/rows', { miauserid: 'u1', acl_rows: '{"$or":[{}]}' });
   assert.deepEqual(JSON.parse(String(last()?.headers.acl_rows)), {
@@ -81,12 +82,14 @@ test('no row can pass: JSON requests get 200 [] without calling upstream; others
   assert.equal(upstream.received.length, before);
 });
 
+// Rönd opa_translator_test "operator not supported": Rönd answers 403; ours 500 (issue 16).
 test('a row filter the translator cannot express (negation) is an evaluation error: 500', async () => {
   const r = await call('/rows/not');
   assert.equal(r.status, 500);
   assert.equal(JSON.parse(r.text).error, 'policy evaluation failed');
 });
 
+// Rönd handler_test "sends filter query" with x-permission resourceFilter.rowFilter.headerKey.
 test('legacy x-permission rowFilter.headerKey and default header; manual route headerName', async () => {
   assert.equal((await call('/legacy', { miausergroups: 'admin' })).status, 200);
   // allow_admins has no data.resources: an unconditional query
@@ -122,6 +125,7 @@ test('response filter over an array: a field removed from each record', async ()
   ]);
 });
 
+// Rönd main_test "200 - with correct body filtered returned" (a filter over an object body).
 test('response filter over an object, with the user in the input', async () => {
   const r = await call('/summary', { miauserid: 'u9', 'x-test-respond': 'json:{"items":[1,2,3]}' });
   assert.equal(r.status, 200);
