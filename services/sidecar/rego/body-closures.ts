@@ -6,9 +6,9 @@
  * or a term that needs the general evaluator at run time (`FALLBACK`), runs through `host.general`.
  */
 import type { Body, Expr, Term } from './ast.ts';
+import type { CompiledPlan } from './compiler.ts';
 import { type Direct, type DirectHost, directOf, FALLBACK } from './direct.ts';
 import type { Cont, Env } from './evaluator.ts';
-import type { ArityOf } from './safety.ts';
 import { isRoot } from './terms.ts';
 import { equal, type Value } from './values.ts';
 
@@ -26,39 +26,42 @@ export type ExprClosure = (host: BodyHost, env: Env, k: Cont) => boolean;
 const compiled = new WeakMap<Body, ExprClosure[]>();
 
 /** The closures of a body's expressions (compiled on first use; bodies belong to one plan). */
-export function bodyClosures(body: Body, arityOf: ArityOf): ExprClosure[] {
+export function bodyClosures(body: Body, plan: PlanFunctions): ExprClosure[] {
   let closures = compiled.get(body);
   if (!closures) {
-    closures = body.map((e) => exprClosure(e, arityOf));
+    closures = body.map((e) => exprClosure(e, plan));
     compiled.set(body, closures);
   }
   return closures;
 }
 
-function exprClosure(e: Expr, arityOf: ArityOf): ExprClosure {
+/** What compiling a body needs of its plan: which names are functions, and the builtins. */
+type PlanFunctions = Pick<CompiledPlan, 'arityOf' | 'builtins'>;
+
+function exprClosure(e: Expr, plan: PlanFunctions): ExprClosure {
   const general: ExprClosure = (host, env, k) => host.general(e, env, k);
   if (e.with.length > 0) return general;
   switch (e.type) {
     case 'term':
-      return testClosure(e, arityOf) ?? general;
+      return testClosure(e, plan) ?? general;
     case 'unify':
     case 'assign':
       return e.negated
         ? general
-        : (assignClosure(e, e.left, e.right) ?? assignClosure(e, e.right, e.left) ?? general);
+        : (assignClosure(e, e.left, e.right, plan) ?? assignClosure(e, e.right, e.left, plan) ?? general);
     case 'somein':
-      return e.negated ? general : (someInClosure(e) ?? general);
+      return e.negated ? general : (someInClosure(e, plan) ?? general);
     default:
       return general;
   }
 }
 
 /** A term expression: holds when the term is defined and not false (negated: the opposite). */
-function testClosure(e: Extract<Expr, { type: 'term' }>, arityOf: ArityOf): ExprClosure | null {
+function testClosure(e: Extract<Expr, { type: 'term' }>, plan: PlanFunctions): ExprClosure | null {
   const t = e.term;
   // A call with its output argument (`count(xs, n)`) binds a variable: general evaluation.
-  if (t.type === 'call' && t.args.length === (arityOf(t.name) ?? -1) + 1) return null;
-  const direct = directOf(t);
+  if (t.type === 'call' && t.args.length === (plan.arityOf(t.name) ?? -1) + 1) return null;
+  const direct = directOf(t, plan.builtins);
   if (!direct) return null;
   const negated = e.negated;
   return (host, env, k) => {
@@ -70,9 +73,9 @@ function testClosure(e: Extract<Expr, { type: 'term' }>, arityOf: ArityOf): Expr
 }
 
 /** `x := term` or `x = term` with `x` a variable (bound: an equality test). */
-function assignClosure(e: Expr, target: Term, source: Term): ExprClosure | null {
+function assignClosure(e: Expr, target: Term, source: Term, plan: PlanFunctions): ExprClosure | null {
   if (target.type !== 'var' || isRoot(target)) return null;
-  const direct: Direct | null = directOf(source);
+  const direct: Direct | null = directOf(source, plan.builtins);
   if (!direct) return null;
   const name = target.name;
   return (host, env, k) => {
@@ -89,8 +92,8 @@ function assignClosure(e: Expr, target: Term, source: Term): ExprClosure | null 
 }
 
 /** `some [key,] value in term` over a ground collection. */
-function someInClosure(e: Extract<Expr, { type: 'somein' }>): ExprClosure | null {
-  const direct = directOf(e.collection);
+function someInClosure(e: Extract<Expr, { type: 'somein' }>, plan: PlanFunctions): ExprClosure | null {
+  const direct = directOf(e.collection, plan.builtins);
   if (!direct) return null;
   const { key: keyTerm, value: valueTerm } = e;
   return (host, env, k) => {

@@ -5,6 +5,7 @@
  */
 import type { Body, Expr, Module, Rule, RuleKind, Term } from './ast.ts';
 import { PRINT } from './builtins/index.ts';
+import type { BuiltinTable } from './builtins/types.ts';
 import { type Location, RegoError } from './errors.ts';
 import { checkRecursion } from './recursion.ts';
 import { buildRuleIndex, type RuleIndex } from './rule-index.ts';
@@ -30,11 +31,13 @@ export interface RuleNode {
 export interface CompiledPlan {
   root: RuleNode;
   arityOf: ArityOf;
+  /** The standard builtins and the host's. */
+  builtins: BuiltinTable;
 }
 
 const ROOTS = new Set(['data', 'input']);
 
-export function compileModules(modules: Module[], builtinArity: ArityOf): CompiledPlan {
+export function compileModules(modules: Module[], builtins: BuiltinTable): CompiledPlan {
   const root: RuleNode = { children: new Map() };
   const functions = new Map<string, number>();
   for (const mod of modules) {
@@ -43,7 +46,7 @@ export function compileModules(modules: Module[], builtinArity: ArityOf): Compil
         functions.set(['data', ...mod.package, ...rule.head.path].join('.'), rule.head.args.length);
     }
   }
-  const arityOf: ArityOf = (name) => functions.get(name) ?? builtinArity(name);
+  const arityOf: ArityOf = (name) => functions.get(name) ?? builtins[name]?.arity;
   // A package's rules are known by name in every module of that package, as in OPA.
   const packageNames = new Map<string, Set<string>>();
   for (const mod of modules) {
@@ -60,7 +63,7 @@ export function compileModules(modules: Module[], builtinArity: ArityOf): Compil
   }
   checkRecursion(root);
   indexRules(root);
-  return { root, arityOf };
+  return { root, arityOf, builtins };
 }
 
 function indexRules(node: RuleNode): void {

@@ -6,8 +6,8 @@
  * evaluator at run time (an unbound variable to enumerate, a replaced function) gives `FALLBACK`.
  */
 import type { Term } from './ast.ts';
-import { BUILTINS, PRINT } from './builtins/index.ts';
-import type { Builtin } from './builtins/types.ts';
+import { PRINT } from './builtins/index.ts';
+import type { Builtin, BuiltinTable } from './builtins/types.ts';
 import { lookup } from './documents.ts';
 import type { Location } from './errors.ts';
 import type { Env } from './evaluator.ts';
@@ -30,17 +30,20 @@ export type Direct = (host: DirectHost, env: Env) => DirectResult;
 
 const compiled = new WeakMap<Term, Direct | null>();
 
-/** The direct closure of a term, or null when it always needs the general evaluator. */
-export function directOf(t: Term): Direct | null {
+/**
+ * The direct closure of a term, or null when it always needs the general evaluator. Terms belong
+ * to one plan, so `builtins` (that plan's table) is the same at every call for a term.
+ */
+export function directOf(t: Term, builtins: BuiltinTable): Direct | null {
   let d = compiled.get(t);
   if (d === undefined) {
-    d = compileDirect(t);
+    d = compileDirect(t, builtins);
     compiled.set(t, d);
   }
   return d;
 }
 
-function compileDirect(t: Term): Direct | null {
+function compileDirect(t: Term, builtins: BuiltinTable): Direct | null {
   const constant = constantValue(t);
   if (constant !== undefined) return () => constant;
   switch (t.type) {
@@ -54,21 +57,21 @@ function compileDirect(t: Term): Direct | null {
       };
     }
     case 'ref':
-      return compileRef(t);
+      return compileRef(t, builtins);
     case 'call':
-      return compileCall(t);
+      return compileCall(t, builtins);
     default:
       return null;
   }
 }
 
-function compileRef(t: Extract<Term, { type: 'ref' }>): Direct | null {
+function compileRef(t: Extract<Term, { type: 'ref' }>, builtins: BuiltinTable): Direct | null {
   if (t.head.type !== 'var') return null;
-  const parts = t.path.map(directOf);
+  const parts = t.path.map((p) => directOf(p, builtins));
   if (parts.some((p) => p === null)) return null;
   const keys = parts as Direct[];
   if (t.head.name === 'data') return compileDataRef(keys);
-  const head = directOf(t.head);
+  const head = directOf(t.head, builtins);
   if (!head) return null;
   return (host, env) => {
     let v = head(host, env);
@@ -95,10 +98,10 @@ function compileDataRef(keys: Direct[]): Direct {
   };
 }
 
-function compileCall(t: Extract<Term, { type: 'call' }>): Direct | null {
-  const builtin = BUILTINS[t.name] as Builtin | undefined;
+function compileCall(t: Extract<Term, { type: 'call' }>, builtins: BuiltinTable): Direct | null {
+  const builtin = builtins[t.name] as Builtin | undefined;
   if (!builtin || builtin.all || t.name === PRINT || t.args.length !== builtin.arity) return null;
-  const args = t.args.map(directOf);
+  const args = t.args.map((a) => directOf(a, builtins));
   if (args.some((a) => a === null)) return null;
   const argFns = args as Direct[];
   const { name, loc } = t;

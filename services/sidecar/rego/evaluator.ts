@@ -5,7 +5,7 @@
  */
 import type { Body, Expr, Rule, Term } from './ast.ts';
 import { type BodyHost, bodyClosures, type ExprClosure } from './body-closures.ts';
-import { BUILTINS, PRINT } from './builtins/index.ts';
+import { PRINT } from './builtins/index.ts';
 import type { Builtin, BuiltinContext } from './builtins/types.ts';
 import type { CompiledPlan, RuleNode, RuleSet } from './compiler.ts';
 import { type DirectResult, directOf, FALLBACK } from './direct.ts';
@@ -49,13 +49,15 @@ export interface EvalOptions {
   strictBuiltinErrors?: boolean;
   /** Receives the lines of `print(...)`; without it `print` only succeeds. */
   print?: (line: string) => void;
+  /** Shared by the rounds of an asynchronous evaluation (see async-calls.ts). */
+  builtinContext?: BuiltinContext;
 }
 
 export class Evaluator implements BodyHost {
   private ctx: Context;
   private readonly strict: boolean;
   private readonly print: (line: string) => void;
-  private readonly builtinContext: BuiltinContext = { nowNs: Date.now() * 1e6 };
+  private readonly builtinContext: BuiltinContext;
 
   constructor(
     private readonly plan: CompiledPlan,
@@ -63,6 +65,7 @@ export class Evaluator implements BodyHost {
   ) {
     this.strict = options.strictBuiltinErrors ?? false;
     this.print = options.print ?? (() => {});
+    this.builtinContext = options.builtinContext ?? { nowNs: Date.now() * 1e6 };
     this.ctx = {
       input: options.input,
       data: options.data ?? new RegoObject(),
@@ -84,7 +87,7 @@ export class Evaluator implements BodyHost {
   }
 
   private body(body: Body, i: number, env: Env, k: Cont): boolean {
-    return this.run(bodyClosures(body, this.plan.arityOf), i, env, k);
+    return this.run(bodyClosures(body, this.plan), i, env, k);
   }
 
   private run(closures: ExprClosure[], i: number, env: Env, k: Cont): boolean {
@@ -220,7 +223,7 @@ export class Evaluator implements BodyHost {
   }
 
   private isFunction(name: string): boolean {
-    if (name in BUILTINS) return true;
+    if (name in this.plan.builtins) return true;
     return this.ruleSetAt(name.split('.'))?.kind === 'function';
   }
 
@@ -239,7 +242,7 @@ export class Evaluator implements BodyHost {
   // ---- terms
 
   term(t: Term, env: Env, k: ValueCont): boolean {
-    const direct = directOf(t);
+    const direct = directOf(t, this.plan.builtins);
     if (direct) {
       const v = direct(this, env);
       if (v !== FALLBACK) return v === undefined ? false : k(v);
@@ -637,7 +640,7 @@ export class Evaluator implements BodyHost {
       if (rs?.kind !== 'function') return false;
       return this.callFunction(rs, values, k);
     }
-    const builtin = BUILTINS[name] as Builtin | undefined;
+    const builtin = this.plan.builtins[name] as Builtin | undefined;
     if (!builtin) throw new RegoError('rego_type_error', `undefined function ${name}`);
     let results: Value[];
     try {

@@ -3,18 +3,21 @@
  * evaluates a query against `input` and `data` and returns OPA's result shape.
  */
 import type { Body, Module } from './ast.ts';
-import { builtinArity } from './builtins/index.ts';
+import { inRounds } from './async-calls.ts';
+import type { BuiltinContext } from './builtins/types.ts';
 import { type CompiledPlan, compileModules, Resolver, type RuleNode } from './compiler.ts';
 import { RegoError } from './errors.ts';
 import { Evaluator } from './evaluator.ts';
 import { CAPTURE_PREFIX, captureExpressions, expressionTexts } from './expressions.ts';
 import { formatExpr } from './format.ts';
+import { type HostBuiltin, withHostBuiltins } from './host-builtins.ts';
 import { toMongoQuery as bodiesToMongo, type MongoFilter } from './mongo.ts';
 import { parseModule, parseQuery, type RegoVersion } from './parser.ts';
 import { PartialEvaluator } from './partial.ts';
 import { deepVars } from './safety.ts';
 import { fromJSON, type Value } from './values.ts';
 
+export type { HostBuiltin } from './host-builtins.ts';
 export { type MongoFilter, RowFilterError } from './mongo.ts';
 export type { Value } from './values.ts';
 export { fromJSON, RegoObject, RegoSet, toJSON } from './values.ts';
@@ -26,6 +29,11 @@ const MAX_CACHED_QUERIES = 256;
 export interface CompileOptions {
   /** Read every module as v0 (OPA 0.x syntax), like `opa --v0-compatible`. */
   v0Compatible?: boolean;
+  /**
+   * Builtins of the host program, by the name policies call them (dots allowed: `rond.find_one`).
+   * Calls to names neither standard nor given here stay a compile error.
+   */
+  builtins?: Record<string, HostBuiltin>;
 }
 
 export interface EvalInput {
@@ -80,12 +88,29 @@ export class Policy {
 
   /** All solutions of `query`; an empty list means the query is undefined. */
   eval(query: string, options: EvalInput = {}): Bindings[] {
-    const { body, vars } = this.resolve(query);
-    return this.evaluator(options).query(body, vars);
+    return this.solutions(query, options);
+  }
+
+  /** `eval` for policies that call asynchronous builtins (it runs synchronous ones too). */
+  evalAsync(query: string, options: EvalInput = {}): Promise<Bindings[]> {
+    return inRounds((ctx) => this.solutions(query, options, ctx));
   }
 
   /** All solutions of `query` with the value of each of its expressions (`opa eval`'s shape). */
   evalExpressions(query: string, options: EvalInput = {}): ExpressionSolution[] {
+    return this.expressionSolutions(query, options);
+  }
+
+  evalExpressionsAsync(query: string, options: EvalInput = {}): Promise<ExpressionSolution[]> {
+    return inRounds((ctx) => this.expressionSolutions(query, options, ctx));
+  }
+
+  private solutions(query: string, options: EvalInput, ctx?: BuiltinContext): Bindings[] {
+    const { body, vars } = this.resolve(query);
+    return this.evaluator(options, ctx).query(body, vars);
+  }
+
+  private expressionSolutions(query: string, options: EvalInput, ctx?: BuiltinContext): ExpressionSolution[] {
     const parsed = parseQuery(query);
     const texts = expressionTexts(query, parsed);
     const { body, captures } = captureExpressions(parsed, (t) => {
@@ -93,7 +118,7 @@ export class Policy {
       return t.type === 'call' && arity !== undefined && t.args.length === arity + 1;
     });
     const resolved = new Resolver([], new Set(), new Map(), this.plan.arityOf).query(body);
-    return this.evaluator(options)
+    return this.evaluator(options, ctx)
       .query(resolved, queryVars(resolved))
       .map((solution) => ({
         expressions: parsed.map((e, i) => {
@@ -118,8 +143,17 @@ export class Policy {
 
   /** Partial evaluation of `query` with `unknowns` left open (see partial.ts). */
   partial(query: string, options: PartialInput = {}): Residual {
+    return this.residual(query, options);
+  }
+
+  /** `partial` for policies that call asynchronous builtins with known arguments. */
+  partialAsync(query: string, options: PartialInput = {}): Promise<Residual> {
+    return inRounds((ctx) => this.residual(query, options, ctx));
+  }
+
+  private residual(query: string, options: PartialInput, ctx?: BuiltinContext): Residual {
     const { body } = this.resolve(query);
-    const evaluator = this.evaluator(options);
+    const evaluator = this.evaluator(options, ctx);
     const unknowns = (options.unknowns ?? ['data.resources']).map((u) => {
       const [root, ...path] = u.split('.');
       if (root !== 'data' || path.length === 0)
@@ -141,13 +175,14 @@ export class Policy {
     return resolved;
   }
 
-  private evaluator(options: EvalInput): Evaluator {
+  private evaluator(options: EvalInput, builtinContext?: BuiltinContext): Evaluator {
     const input = options.inputValue ?? (options.input === undefined ? undefined : fromJSON(options.input));
     return new Evaluator(this.plan, {
       input,
       data: fromJSON(options.data ?? {}),
       strictBuiltinErrors: options.strictBuiltinErrors,
       print: options.print,
+      builtinContext,
     });
   }
 }
@@ -157,7 +192,7 @@ export function compile(modules: Record<string, string>, options: CompileOptions
   const parsed: Module[] = Object.entries(modules).map(([file, source]) =>
     parseModule(source, file, version),
   );
-  return new Policy(compileModules(parsed, builtinArity));
+  return new Policy(compileModules(parsed, withHostBuiltins(options.builtins)));
 }
 
 /** Variables a query reports: those written by the user (not `_`), in order of appearance. */

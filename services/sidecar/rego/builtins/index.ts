@@ -18,7 +18,7 @@ import { sets } from './sets.ts';
 import { strings } from './strings.ts';
 import { time } from './time.ts';
 import { typeChecks } from './typechecks.ts';
-import type { Builtin, BuiltinTable } from './types.ts';
+import type { BuiltinTable } from './types.ts';
 import { units } from './units.ts';
 import { yaml } from './yaml.ts';
 
@@ -48,7 +48,3 @@ export const BUILTINS: BuiltinTable = {
 
 /** `print` takes any number of arguments, so it is not in the table; the evaluator runs it. */
 export const PRINT = 'print';
-
-export function builtinArity(name: string): number | undefined {
-  return (BUILTINS[name] as Builtin | undefined)?.arity;
-}

@@ -1,4 +1,5 @@
 /** The shape of a builtin function and helpers that check operands with OPA's messages. */
+import type { AsyncCalls } from '../async-calls.ts';
 import { typeError } from '../errors.ts';
 import { RegoObject, RegoSet, type TypeName, typeName, type Value } from '../values.ts';
 
@@ -6,6 +7,8 @@ import { RegoObject, RegoSet, type TypeName, typeName, type Value } from '../val
 export interface BuiltinContext {
   /** `time.now_ns`: one instant per evaluation, as in OPA. */
   nowNs: number;
+  /** Settled results of asynchronous builtins; absent outside `evalAsync`/`partialAsync`. */
+  calls?: AsyncCalls;
 }
 
 export interface Builtin {

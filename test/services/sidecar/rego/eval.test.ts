@@ -203,4 +203,16 @@ test('rules of a package are known by name in every module of that package', () 
   assert.deepEqual(solutions(modules, 'x := data.other.q'), [{ x: true }]);
 });
 
+test('functions, partial sets and ref heads of another module of the package are called unqualified', () => {
+  const modules = {
+    'a.rego': 'package shared\nx := [level(2), count(roles), a.b]\nw if allow with is_admin as true',
+    'b.rego':
+      'package shared\nlevel(n) := n * 10\nroles contains r if some r in input.roles\na.b := "ref"\nallow if is_admin\nis_admin := false',
+  };
+  assert.deepEqual(solutions(modules, 'x := data.shared.x', { input: { roles: ['r1', 'r2'] } }), [
+    { x: [20, 2, 'ref'] },
+  ]);
+  assert.deepEqual(solutions(modules, 'x := data.shared.w'), [{ x: true }]);
+});
+
 test.run();

@@ -4,7 +4,7 @@
  * conflicts, `with` on the input and a replaced `equal`.
  */
 import * as assert from 'node:assert/strict';
-import { builtinArity } from '../../../../services/sidecar/rego/builtins/index.ts';
+import { BUILTINS } from '../../../../services/sidecar/rego/builtins/index.ts';
 import { compileModules } from '../../../../services/sidecar/rego/compiler.ts';
 import { parseModule } from '../../../../services/sidecar/rego/parser.ts';
 import { test } from '../../../support/suite.ts';
@@ -22,7 +22,7 @@ routes contains "b" if input.path == "/b"
 `;
 
 test('the rule set is indexed on the input path that tells most rules apart', () => {
-  const plan = compileModules([parseModule(ROUTES, 'routes.rego')], builtinArity);
+  const plan = compileModules([parseModule(ROUTES, 'routes.rego')], BUILTINS);
   const allow = plan.root.children.get('test')!.children.get('allow')!.ruleSet!;
   assert.deepEqual(allow.index?.path, ['path']);
   assert.equal(allow.index?.byValue.size, 3);
