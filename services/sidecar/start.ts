@@ -9,6 +9,7 @@ import { createSidecarApp } from './app.ts';
 import { BindingsCrud } from './bindings-crud.ts';
 import type { SidecarConfig } from './config.ts';
 import { sidecarMetrics } from './metrics.ts';
+import { mongoBuiltins } from './mongo-builtins.ts';
 import {
   fetchPermissions,
   loadManualRoutes,
@@ -39,7 +40,6 @@ export interface Sidecar extends RunningServer {
 
 export async function startSidecar(config: SidecarConfig, options: StartOptions = {}): Promise<Sidecar> {
   const logger = options.logger ?? pino({ level: config.LOG_LEVEL });
-  const policies = await loadPolicies(config.OPA_MODULES_DIRECTORY);
   const fileRoutes: PermissionRoute[] = [];
   if (config.API_PERMISSIONS_FILE_PATH)
     fileRoutes.push(...(await loadPermissionsFile(config.API_PERMISSIONS_FILE_PATH)));
@@ -47,6 +47,7 @@ export async function startSidecar(config: SidecarConfig, options: StartOptions 
     fileRoutes.push(...(await loadManualRoutes(config.MANUAL_ROUTES_FILE_PATH)));
 
   const mongo = config.MONGODB_URL ? new MongoClient(config.MONGODB_URL) : undefined;
+  const policies = await loadPolicies(config.OPA_MODULES_DIRECTORY, mongoBuiltins(mongo?.db(), logger));
   const users =
     mongo && config.ROLES_COLLECTION_NAME && config.BINDINGS_COLLECTION_NAME
       ? new UserStore(mongo.db(), config.ROLES_COLLECTION_NAME, config.BINDINGS_COLLECTION_NAME)
