@@ -1,13 +1,21 @@
 /**
- * The sidecar's benchmark: `node --import tsx bench/sidecar.ts [--seconds=5]`.
+ * The sidecar's benchmark: `node --import tsx bench/sidecar.ts [--seconds=3] [--rounds=5]
+ * [--connections=64] [--profile=<dir>]`.
  *
- * Requests/s (closed loop, 64 connections) and p50/p99 latency of: the upstream called directly;
- * a bare Hono + undici pass-through proxy (the floor of any proxy in Node); the sidecar with an
- * allow-by-group policy; with a row filter; with a response filter over 100 records. Then the
- * sidecar's added p99 at half of its maximum rate (open loop), against the upstream at that rate.
- * `--rate=N` runs the latency comparison at N requests/s instead. Each server runs in a child process of its own; the load comes from this process (loopback).
+ * Targets: the upstream called directly; a bare Hono + undici pass-through proxy (the floor of any
+ * proxy in Node); the sidecar with an allow-by-group policy; with a row filter; with a response
+ * filter over 100 records. Each server runs in a child process of its own; the load comes from
+ * this process over loopback (closed loop, `connections` requests in flight).
+ *
+ * Rounds are interleaved (every target once per round, in turn) and each figure is the median of
+ * the rounds, so that the machine's load drifts over all targets alike. Per target: requests/s,
+ * p50/p99 latency, and the CPU time the serving process spent per request (its `cpuUsage`; for a
+ * proxy, the proxy's own, not the upstream's), which stays meaningful on a shared machine where
+ * requests/s follow the other processes' load. Then an open-loop run at half of the bare proxy's
+ * maximum rate gives the p99 latency each target adds to the upstream called directly.
+ * `--profile=<dir>` writes a V8 CPU profile of the sidecar process there.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, fork } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -22,20 +30,26 @@ const { values } = parseArgs({
   options: {
     role: { type: 'string' },
     target: { type: 'string' },
-    seconds: { type: 'string', default: '5' },
+    seconds: { type: 'string', default: '3' },
+    rounds: { type: 'string', default: '5' },
     connections: { type: 'string', default: '64' },
-    /** Rate of the latency run instead of half the sidecar's maximum. */
-    rate: { type: 'string' },
+    profile: { type: 'string' },
   },
 });
 const here = fileURLToPath(new URL('./sidecar/', import.meta.url));
-const PORT_LINE = 'PORT ';
 
 const RECORDS = JSON.stringify(
   Array.from({ length: 100 }, (_, i) => ({ id: i, owner: `user-${i % 7}`, amount: i * 3, secret: `s-${i}` })),
 );
 
+/** Starts the role's server; answers the parent's `cpu` questions with this process's CPU time. */
 async function serveRole(role: string): Promise<number> {
+  process.on('message', (message) => {
+    if (message === 'cpu') {
+      const { user, system } = process.cpuUsage();
+      process.send?.({ cpuMicros: user + system });
+    }
+  });
   if (role === 'upstream') {
     const server = createServer((req, res) => {
       const body = req.url?.startsWith('/items') ? RECORDS : '{"hello":"world"}';
@@ -78,16 +92,27 @@ async function serveRole(role: string): Promise<number> {
   return sidecar.port;
 }
 
-function startChild(role: string, target?: string): Promise<{ child: ChildProcess; host: string }> {
-  const args = ['--import', 'tsx', fileURLToPath(import.meta.url), `--role=${role}`];
+interface Server {
+  readonly child: ChildProcess;
+  readonly host: string;
+  cpuMicros(): Promise<number>;
+}
+
+function startChild(role: string, target?: string, execArgv: string[] = []): Promise<Server> {
+  const args = [`--role=${role}`];
   if (target) args.push(`--target=${target}`);
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = fork(fileURLToPath(import.meta.url), args, {
+    execArgv: ['--import', 'tsx', ...execArgv],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const cpuMicros = () =>
+    new Promise<number>((resolve) => {
+      child.once('message', (m) => resolve((m as { cpuMicros: number }).cpuMicros));
+      child.send('cpu');
+    });
   return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const line = out.split('\n').find((l) => l.startsWith(PORT_LINE));
-      if (line) resolve({ child, host: `127.0.0.1:${line.slice(PORT_LINE.length).trim()}` });
+    child.once('message', (m) => {
+      resolve({ child, host: `127.0.0.1:${(m as { port: number }).port}`, cpuMicros });
     });
     child.once('exit', (code) => reject(new Error(`${role} exited with ${code}`)));
   });
@@ -97,6 +122,8 @@ interface Measure {
   readonly rps: number;
   readonly p50: number;
   readonly p99: number;
+  /** CPU time of the serving process per request, µs. */
+  readonly cpu: number;
   readonly errors: number;
 }
 
@@ -106,110 +133,160 @@ function percentile(sorted: Float64Array, p: number): number {
     : (sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] as number);
 }
 
-function summarise(latencies: number[], seconds: number, errors: number): Measure {
+const median = (xs: readonly number[]): number => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+};
+
+/** The round's measure of a target (present by construction). */
+function nth(measures: readonly Measure[] | undefined, round: number): Measure {
+  const m = measures?.[round];
+  if (!m) throw new Error(`no measure for round ${round}`);
+  return m;
+}
+
+const HEADERS = { miausergroups: 'reader', miauserid: 'user-3' };
+
+/** Runs `load` while measuring the server's CPU time; returns the load's latencies. */
+async function measured(
+  server: Server,
+  seconds: number,
+  load: (record: (ms: number) => void, fail: () => void) => Promise<void>,
+): Promise<Measure> {
+  const latencies: number[] = [];
+  let errors = 0;
+  const cpuBefore = await server.cpuMicros();
+  await load(
+    (ms) => latencies.push(ms),
+    () => errors++,
+  );
+  const cpu = (await server.cpuMicros()) - cpuBefore;
   const sorted = Float64Array.from(latencies).sort();
   return {
     rps: latencies.length / seconds,
     p50: percentile(sorted, 0.5),
     p99: percentile(sorted, 0.99),
+    cpu: cpu / Math.max(1, latencies.length + errors),
     errors,
   };
 }
 
-const HEADERS = { miausergroups: 'reader', miauserid: 'user-3' };
+/** One request; its latency is recorded when it answers 200. */
+async function once(pool: Pool, path: string, record: (ms: number) => void, fail: () => void) {
+  const started = performance.now();
+  const response = await pool.request({ method: 'GET', path, headers: HEADERS });
+  await response.body.dump();
+  if (response.statusCode === 200) record(performance.now() - started);
+  else fail();
+}
 
 /** Closed loop: `connections` requests always in flight for `seconds`. */
-async function maxRate(host: string, path: string, seconds: number, connections: number): Promise<Measure> {
-  const pool = new Pool(`http://${host}`, { connections });
-  const latencies: number[] = [];
-  let errors = 0;
-  const end = performance.now() + seconds * 1000;
-  const worker = async () => {
-    while (performance.now() < end) {
-      const started = performance.now();
-      const response = await pool.request({ method: 'GET', path, headers: HEADERS });
-      await response.body.dump();
-      if (response.statusCode === 200) latencies.push(performance.now() - started);
-      else errors++;
-    }
-  };
-  await Promise.all(Array.from({ length: connections }, worker));
-  await pool.close();
-  return summarise(latencies, seconds, errors);
+function maxRate(server: Server, path: string, seconds: number, connections: number): Promise<Measure> {
+  return measured(server, seconds, async (record, fail) => {
+    const pool = new Pool(`http://${server.host}`, { connections });
+    const end = performance.now() + seconds * 1000;
+    const worker = async () => {
+      while (performance.now() < end) await once(pool, path, record, fail);
+    };
+    await Promise.all(Array.from({ length: connections }, worker));
+    await pool.close();
+  });
 }
 
 /** Open loop: `rate` requests/s, each timed from its send. */
-async function fixedRate(host: string, path: string, seconds: number, rate: number): Promise<Measure> {
-  const pool = new Pool(`http://${host}`, { connections: 256 });
-  const latencies: number[] = [];
-  let errors = 0;
-  const total = Math.floor(rate * seconds);
-  const start = performance.now();
-  const inFlight: Promise<void>[] = [];
-  let sent = 0;
-  while (sent < total) {
-    const due = Math.min(total, Math.floor(((performance.now() - start) / 1000) * rate));
-    for (; sent < due; sent++) {
-      const started = performance.now();
-      inFlight.push(
-        pool.request({ method: 'GET', path, headers: HEADERS }).then(async (response) => {
-          await response.body.dump();
-          if (response.statusCode === 200) latencies.push(performance.now() - started);
-          else errors++;
-        }),
-      );
+function fixedRate(server: Server, path: string, seconds: number, rate: number): Promise<Measure> {
+  return measured(server, seconds, async (record, fail) => {
+    const pool = new Pool(`http://${server.host}`, { connections: 256 });
+    const total = Math.floor(rate * seconds);
+    const start = performance.now();
+    const inFlight: Promise<void>[] = [];
+    let sent = 0;
+    while (sent < total) {
+      const due = Math.min(total, Math.floor(((performance.now() - start) / 1000) * rate));
+      for (; sent < due; sent++) inFlight.push(once(pool, path, record, fail));
+      // A 1 ms tick, not a busy loop: the load generator shares the cores with the servers.
+      await new Promise((r) => setTimeout(r, 1));
     }
-    // A 1 ms tick, not a busy loop: the load generator shares the two cores with the servers.
-    await new Promise((r) => setTimeout(r, 1));
-  }
-  await Promise.all(inFlight);
-  await pool.close();
-  return summarise(latencies, seconds, errors);
+    await Promise.all(inFlight);
+    await pool.close();
+  });
+}
+
+interface Target {
+  readonly name: string;
+  readonly server: Server;
+  readonly path: string;
 }
 
 async function main(): Promise<void> {
   const seconds = Number(values.seconds);
+  const rounds = Number(values.rounds);
   const connections = Number(values.connections);
   const upstream = await startChild('upstream');
   const bare = await startChild('bare', upstream.host);
-  const sidecar = await startChild('sidecar', upstream.host);
-  const children = [upstream, bare, sidecar];
+  const profile = values.profile ? ['--cpu-prof', `--cpu-prof-dir=${values.profile}`] : [];
+  const sidecar = await startChild('sidecar', upstream.host, profile);
+  const servers = [upstream, bare, sidecar];
+  const targets: Target[] = [
+    { name: 'upstream direct', server: upstream, path: '/hello' },
+    { name: 'bare Hono + undici proxy', server: bare, path: '/hello' },
+    { name: 'sidecar, allow by group', server: sidecar, path: '/hello' },
+    { name: 'sidecar, row filter', server: sidecar, path: '/rows' },
+    { name: 'sidecar, response filter (100 records)', server: sidecar, path: '/items' },
+  ];
   try {
-    const rows: [string, Measure][] = [];
-    const run = async (name: string, host: string, path: string) => {
-      await maxRate(host, path, Math.min(1, seconds), connections); // warm-up (JIT, pools)
-      const m = await maxRate(host, path, seconds, connections);
-      rows.push([name, m]);
-      return m;
-    };
-    await run('upstream direct', upstream.host, '/hello');
-    const floor = await run('bare Hono + undici proxy', bare.host, '/hello');
-    const allow = await run('sidecar, allow by group', sidecar.host, '/hello');
-    await run('sidecar, row filter', sidecar.host, '/rows');
-    await run('sidecar, response filter (100 records)', sidecar.host, '/items');
-    const half = values.rate ? Number(values.rate) : allow.rps / 2;
-    const sidecarAtHalf = await fixedRate(sidecar.host, '/hello', seconds, half);
-    const directAtHalf = await fixedRate(upstream.host, '/hello', seconds, half);
+    for (const t of targets) await maxRate(t.server, t.path, 1, connections); // warm-up (JIT, pools)
+    const closed = targets.map(() => [] as Measure[]);
+    for (let r = 0; r < rounds; r++)
+      for (const [i, t] of targets.entries())
+        closed[i]?.push(await maxRate(t.server, t.path, seconds, connections));
+    const med = (i: number, key: keyof Measure) => median((closed[i] ?? []).map((m) => m[key]));
+    // Same-round ratios, then their median.
+    const ratio = (key: 'rps' | 'cpu', a: number, b: number) =>
+      median((closed[a] ?? []).map((m, r) => m[key] / nth(closed[b], r)[key]));
+
+    const half = med(1, 'rps') / 2;
+    const open = [0, 1, 2].map(() => [] as Measure[]);
+    for (let r = 0; r < rounds; r++)
+      for (const i of [0, 1, 2]) {
+        const t = targets[i] as Target;
+        open[i]?.push(await fixedRate(t.server, t.path, seconds, half));
+      }
+    const openP99 = (i: number) => median((open[i] ?? []).map((m) => m.p99));
+    const added = (i: number) => median((open[i] ?? []).map((m, r) => m.p99 - nth(open[0], r).p99));
 
     const f = (n: number) => n.toFixed(2);
-    console.log(`\n${seconds} s per run, ${connections} connections, Node ${process.version}\n`);
-    console.log('| Target | requests/s | p50 ms | p99 ms | non-200 |');
-    console.log('| --- | ---: | ---: | ---: | ---: |');
-    for (const [name, m] of rows)
-      console.log(`| ${name} | ${Math.round(m.rps)} | ${f(m.p50)} | ${f(m.p99)} | ${m.errors} |`);
     console.log(
-      `\nAt ${Math.round(half)} requests/s${values.rate ? '' : " (half the sidecar's maximum)"}: sidecar p99 ${f(sidecarAtHalf.p99)} ms, upstream direct p99 ${f(directAtHalf.p99)} ms, added p99 ${f(sidecarAtHalf.p99 - directAtHalf.p99)} ms (target ≤ 1 ms)`,
+      `\nNode ${process.version}, ${rounds} interleaved rounds of ${seconds} s, ${connections} connections; medians\n`,
+    );
+    console.log('| Target | requests/s | p50 ms | p99 ms | CPU µs/request | non-200 |');
+    console.log('| --- | ---: | ---: | ---: | ---: | ---: |');
+    for (const [i, t] of targets.entries())
+      console.log(
+        `| ${t.name} | ${Math.round(med(i, 'rps'))} | ${f(med(i, 'p50'))} | ${f(med(i, 'p99'))} | ${Math.round(med(i, 'cpu'))} | ${med(i, 'errors')} |`,
+      );
+    console.log(
+      `\nSidecar (allow) / bare proxy: requests/s ${f(ratio('rps', 2, 1))} (target ≥ 0.7), CPU per request ${f(ratio('cpu', 2, 1))}`,
     );
     console.log(
-      `Sidecar (allow) / bare proxy requests/s: ${(allow.rps / floor.rps).toFixed(2)} (target ≥ 0.7)`,
+      `Open loop at ${Math.round(half)} requests/s (half the bare proxy's maximum): p99 upstream direct ${f(openP99(0))} ms, bare proxy ${f(openP99(1))} ms, sidecar (allow) ${f(openP99(2))} ms`,
+    );
+    console.log(
+      `Added p99 over the upstream direct: bare proxy ${f(added(1))} ms, sidecar (allow) ${f(added(2))} ms (target ≤ 1 ms)`,
     );
   } finally {
-    for (const c of children) c.child.kill('SIGKILL');
+    // SIGTERM lets a profiled child write its profile; the others stop the same way.
+    for (const s of servers) s.child.kill('SIGTERM');
   }
 }
 
 if (values.role) {
-  serveRole(values.role).then((port) => process.stdout.write(`${PORT_LINE}${port}\n`));
+  serveRole(values.role).then((port) => process.send?.({ port }));
+  // --cpu-prof writes on a normal exit only.
+  process.once('SIGTERM', () => process.exit(0));
 } else {
   await main();
 }

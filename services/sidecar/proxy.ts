@@ -3,7 +3,7 @@
  * and body unchanged except hop-by-hop headers (plus X-Forwarded-*, as Go's reverse proxy adds),
  * bodies streamed both ways.
  */
-import type { IncomingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import { errors, Pool } from 'undici';
 
@@ -36,7 +36,7 @@ export interface UpstreamRequest {
 export interface UpstreamResponse {
   readonly status: number;
   readonly headers: IncomingHttpHeaders;
-  readonly body: AsyncIterable<Uint8Array> & { text(): Promise<string>; dump(): Promise<void> };
+  readonly body: Readable & { text(): Promise<string>; dump(): Promise<void> };
 }
 
 /** `message` goes into the answer; `reason` (the socket error) only into the log. */
@@ -111,13 +111,46 @@ function forwardHeaders(req: UpstreamRequest): string[] {
   return out;
 }
 
-/** The upstream's headers for our answer: hop-by-hop ones dropped, repeated ones kept. */
+/** The upstream's headers for our answer: hop-by-hop ones (and `drop`) left out, repeated ones kept. */
+function* keptHeaders(
+  headers: IncomingHttpHeaders,
+  drop: readonly string[],
+): Generator<[string, string | string[]]> {
+  for (const [name, value] of Object.entries(headers))
+    if (value !== undefined && !HOP_BY_HOP.has(name) && !drop.includes(name)) yield [name, value];
+}
+
+/** The upstream's headers as a web `Headers`, for an answer the sidecar builds (response filter). */
 export function responseHeaders(headers: IncomingHttpHeaders, drop: readonly string[] = []): Headers {
   const out = new Headers();
-  for (const [name, value] of Object.entries(headers)) {
-    if (value === undefined || HOP_BY_HOP.has(name) || drop.includes(name)) continue;
+  for (const [name, value] of keptHeaders(headers, drop))
     if (Array.isArray(value)) for (const v of value) out.append(name, v);
     else out.set(name, value);
-  }
   return out;
+}
+
+/**
+ * Relays the upstream's answer straight onto Node's response: status, headers and the body piped
+ * with backpressure (a client that goes away aborts the upstream body). Writing to Node's stream
+ * directly spares a web `ReadableStream` per answer, the largest cost of the allow path.
+ */
+export function relay(upstream: UpstreamResponse, outgoing: ServerResponse, withBody: boolean): void {
+  const headers: OutgoingHttpHeaders = {};
+  for (const [name, value] of keptHeaders(upstream.headers, [])) headers[name] = value;
+  outgoing.writeHead(upstream.status, headers);
+  if (!withBody) {
+    outgoing.end();
+    // Drained, not destroyed: a destroyed undici body emits an error nobody listens to.
+    upstream.body.dump().catch(() => {});
+    return;
+  }
+  // `pipe` rather than `pipeline`: the latter costs an AbortController and a DOMException per
+  // answer. Either side failing (the client or the upstream gone mid-body) ends the other; the
+  // status is already sent.
+  const body = upstream.body;
+  body.on('error', () => outgoing.destroy());
+  outgoing.on('close', () => {
+    if (!body.readableEnded) body.destroy();
+  });
+  body.pipe(outgoing);
 }
