@@ -3,8 +3,9 @@
  * [--connections=64] [--profile=<dir>]`.
  *
  * Targets: the upstream called directly; a bare Hono + undici pass-through proxy (the floor of any
- * proxy in Node); the sidecar with an allow-by-group policy; with a row filter; with a response
- * filter over 100 records. Each server runs in a child process of its own; the load comes from
+ * proxy in Node: the sidecar's own forwarding, without the policy); the sidecar with an
+ * allow-by-group policy; with a row filter; with a response filter over 100 records; and, for
+ * reference, a naive Hono proxy through web Request/Response objects. Each server runs in a child process of its own; the load comes from
  * this process over loopback (closed loop, `connections` requests in flight).
  *
  * Rounds are interleaved (every target once per round, in turn) and each figure is the median of
@@ -16,11 +17,12 @@
  * `--profile=<dir>` writes a V8 CPU profile of the sidecar process there.
  */
 import { type ChildProcess, fork } from 'node:child_process';
-import { createServer } from 'node:http';
+import { createServer, type OutgoingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { serve as serveNode } from '@hono/node-server';
+import { type HttpBindings, serve as serveNode } from '@hono/node-server';
+import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { Hono } from 'hono';
 import pino from 'pino';
 import { Pool } from 'undici';
@@ -60,21 +62,9 @@ async function serveRole(role: string): Promise<number> {
     return (server.address() as AddressInfo).port;
   }
   const target = values.target as string;
-  if (role === 'bare') {
+  if (role === 'bare' || role === 'naive') {
     const pool = new Pool(`http://${target}`, { connections: 128 });
-    const app = new Hono().all('*', async (c) => {
-      const url = new URL(c.req.url);
-      const response = await pool.request({
-        method: c.req.method as 'GET',
-        path: url.pathname + url.search,
-        headers: Object.fromEntries(c.req.raw.headers),
-        body: c.req.raw.body as never,
-      });
-      return new Response(response.body as never, {
-        status: response.statusCode,
-        headers: response.headers as Record<string, string>,
-      });
-    });
+    const app = role === 'bare' ? bareProxy(pool) : naiveProxy(pool);
     const server = serveNode({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' });
     await new Promise((r) => server.once('listening', r));
     return (server.address() as AddressInfo).port;
@@ -90,6 +80,52 @@ async function serveRole(role: string): Promise<number> {
     { logger: pino({ level: 'silent' }) },
   );
   return sidecar.port;
+}
+
+/** Headers a proxy must not pass on (RFC 9110 §7.6.1), `host` being the upstream's own. */
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'te', 'upgrade', 'host']);
+
+/**
+ * The floor: Hono routing, undici's pooled request with Node's raw headers, and the answer piped
+ * onto Node's response, as the sidecar forwards, with no policy, input or metrics.
+ */
+function bareProxy(pool: Pool): Hono<{ Bindings: HttpBindings }> {
+  return new Hono<{ Bindings: HttpBindings }>().all('*', async (c) => {
+    const { incoming, outgoing } = c.env;
+    const headers: string[] = [];
+    for (let i = 0; i < incoming.rawHeaders.length; i += 2)
+      if (!HOP_BY_HOP.has((incoming.rawHeaders[i] as string).toLowerCase()))
+        headers.push(incoming.rawHeaders[i] as string, incoming.rawHeaders[i + 1] as string);
+    const response = await pool.request({
+      method: incoming.method as 'GET',
+      path: incoming.url ?? '/',
+      headers,
+      body: incoming.headers['content-length'] || incoming.headers['transfer-encoding'] ? incoming : null,
+    });
+    const out: OutgoingHttpHeaders = {};
+    for (const [name, value] of Object.entries(response.headers))
+      if (!HOP_BY_HOP.has(name)) out[name] = value;
+    outgoing.writeHead(response.statusCode, out);
+    response.body.pipe(outgoing);
+    return RESPONSE_ALREADY_SENT;
+  });
+}
+
+/** The textbook version, through web `Request`/`Response` objects: what the floor saves. */
+function naiveProxy(pool: Pool): Hono {
+  return new Hono().all('*', async (c) => {
+    const url = new URL(c.req.url);
+    const response = await pool.request({
+      method: c.req.method as 'GET',
+      path: url.pathname + url.search,
+      headers: Object.fromEntries(c.req.raw.headers),
+      body: c.req.raw.body as never,
+    });
+    return new Response(response.body as never, {
+      status: response.statusCode,
+      headers: response.headers as Record<string, string>,
+    });
+  });
 }
 
 interface Server {
@@ -227,15 +263,17 @@ async function main(): Promise<void> {
   const connections = Number(values.connections);
   const upstream = await startChild('upstream');
   const bare = await startChild('bare', upstream.host);
+  const naive = await startChild('naive', upstream.host);
   const profile = values.profile ? ['--cpu-prof', `--cpu-prof-dir=${values.profile}`] : [];
   const sidecar = await startChild('sidecar', upstream.host, profile);
-  const servers = [upstream, bare, sidecar];
+  const servers = [upstream, bare, naive, sidecar];
   const targets: Target[] = [
     { name: 'upstream direct', server: upstream, path: '/hello' },
-    { name: 'bare Hono + undici proxy', server: bare, path: '/hello' },
+    { name: 'bare Hono + undici proxy (the floor)', server: bare, path: '/hello' },
     { name: 'sidecar, allow by group', server: sidecar, path: '/hello' },
     { name: 'sidecar, row filter', server: sidecar, path: '/rows' },
     { name: 'sidecar, response filter (100 records)', server: sidecar, path: '/items' },
+    { name: 'naive Hono proxy (web Request/Response)', server: naive, path: '/hello' },
   ];
   try {
     for (const t of targets) await maxRate(t.server, t.path, 1, connections); // warm-up (JIT, pools)

@@ -4,35 +4,32 @@
  * them, the bindings left in the collection, and the error answers.
  */
 import * as assert from 'node:assert/strict';
-import { type Collection, MongoClient } from 'mongodb';
-import { type MongoFixture, startMongo } from '../../support/mongo.ts';
+import type { Collection } from 'mongodb';
 import { test } from '../../support/suite.ts';
 import { type CrudService, startCrudService } from './crud-service.ts';
-import { type Running, startWith } from './harness.ts';
+import { type OnMongo, type Running, startOnMongo, startWith } from './harness.ts';
 
-let mongo: MongoFixture;
-let client: MongoClient;
 let bindings: Collection;
 let crud: CrudService;
 let sidecar: Running;
+let setup: OnMongo;
 
 test.before(async () => {
-  mongo = await startMongo();
-  client = new MongoClient(mongo.url);
-  bindings = client.db(mongo.database).collection('bindings');
-  crud = await startCrudService(bindings);
-  sidecar = await startWith({
-    STANDALONE: 'true',
-    BINDINGS_CRUD_SERVICE_URL: crud.url,
-    ADDITIONAL_HEADERS_TO_PROXY: 'miauserid,x-tenant',
+  setup = await startOnMongo({}, async (db) => {
+    bindings = db.collection('bindings');
+    crud = await startCrudService(bindings);
+    return {
+      STANDALONE: 'true',
+      BINDINGS_CRUD_SERVICE_URL: crud.url,
+      ADDITIONAL_HEADERS_TO_PROXY: 'miauserid,x-tenant',
+    };
   });
+  sidecar = setup.sidecar;
 });
 
 test.after(async () => {
-  await sidecar?.close();
+  await setup?.close();
   await crud?.close();
-  await client?.close();
-  await mongo?.stop();
 });
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;

@@ -4,48 +4,29 @@
  * canonical Extended JSON; a lookup that fails or finds nothing denies.
  */
 import * as assert from 'node:assert/strict';
-import { Double, Int32, MongoClient } from 'mongodb';
-import { type MongoFixture, startMongo } from '../../support/mongo.ts';
+import { Double, Int32 } from 'mongodb';
 import { test } from '../../support/suite.ts';
-import { type Running, startUpstream, startWith, type Upstream } from './harness.ts';
+import { mongoEnv, type OnMongo, startOnMongo, startWith, UNREACHABLE_MONGODB_URL } from './harness.ts';
 
-let mongo: MongoFixture;
-let client: MongoClient;
-let upstream: Upstream;
-let sidecar: Running;
+let setup: OnMongo;
 
 test.before(async () => {
-  mongo = await startMongo();
-  client = new MongoClient(mongo.url);
-  const db = client.db(mongo.database);
-  await db.collection('projects').insertMany([
-    { projectId: 'p1', tenantId: 'acme' },
-    { projectId: 'p2', tenantId: 'acme' },
-    { projectId: 'p3', tenantId: 'globex' },
-    { projectId: 'typed', tenantId: 'none', seats: new Int32(3), budget: new Double(2.5) },
-  ]);
-  await db.collection('tenants').insertOne({ tenantId: 'acme', name: 'Acme Corp' });
-  const url = new URL(mongo.url);
-  url.pathname = `/${mongo.database}`;
-  upstream = await startUpstream();
-  sidecar = await startWith({
-    TARGET_SERVICE_HOST: upstream.host,
-    MONGODB_URL: url.toString(),
-    ROLES_COLLECTION_NAME: 'roles',
-    BINDINGS_COLLECTION_NAME: 'bindings',
+  setup = await startOnMongo({
+    projects: [
+      { projectId: 'p1', tenantId: 'acme' },
+      { projectId: 'p2', tenantId: 'acme' },
+      { projectId: 'p3', tenantId: 'globex' },
+      { projectId: 'typed', tenantId: 'none', seats: new Int32(3), budget: new Double(2.5) },
+    ],
+    tenants: [{ tenantId: 'acme', name: 'Acme Corp' }],
   });
 });
 
-test.after(async () => {
-  await sidecar?.close();
-  await upstream?.close();
-  await client?.close();
-  await mongo?.stop();
-});
+test.after(() => setup?.close());
 
 const tenant = (name: string) => ({ miauserproperties: JSON.stringify({ tenant: name }) });
 const get = (path: string, headers: Record<string, string> = {}) =>
-  fetch(`${sidecar.base}${path}`, { headers });
+  fetch(`${setup.sidecar.base}${path}`, { headers });
 const DENIED =
   '{"error":"RBAC policy evaluation failed","message":"You do not have permissions to access this feature, contact the project administrator for more information.","statusCode":403}';
 
@@ -55,13 +36,13 @@ test('find_one: the document found decides; nothing found denies without calling
   const allowed = await get('/tenant-projects/p1', tenant('acme'));
   assert.equal(allowed.status, 200);
   await allowed.text();
-  assert.equal(upstream.received.at(-1)?.url, '/tenant-projects/p1');
-  const before = upstream.received.length;
+  assert.equal(setup.upstream.received.at(-1)?.url, '/tenant-projects/p1');
+  const before = setup.upstream.received.length;
   const otherTenant = await get('/tenant-projects/p3', tenant('acme'));
   assert.equal(await otherTenant.text(), DENIED);
   const missing = await get('/tenant-projects/nope', tenant('acme'));
   assert.equal(await missing.text(), DENIED);
-  assert.equal(upstream.received.length, before);
+  assert.equal(setup.upstream.received.length, before);
 });
 
 // Rönd main_test "200 - integration find_many builtin".
@@ -77,14 +58,14 @@ test('a row filter built from find_many: one alternative per document, sent to t
   const response = await get('/project-rows', tenant('acme'));
   assert.equal(response.status, 200);
   await response.text();
-  assert.deepEqual(JSON.parse(String(upstream.received.at(-1)?.headers.acl_rows)), {
+  assert.deepEqual(JSON.parse(String(setup.upstream.received.at(-1)?.headers.acl_rows)), {
     $or: [{ $and: [{ projectId: { $eq: 'p1' } }] }, { $and: [{ projectId: { $eq: 'p2' } }] }],
   });
   // no project for the tenant: no row can pass, the request is answered without the upstream
-  const before = upstream.received.length;
+  const before = setup.upstream.received.length;
   const none = await get('/project-rows', { ...tenant('initech'), 'content-type': 'application/json' });
   assert.equal(await none.text(), '[]');
-  assert.equal(upstream.received.length, before);
+  assert.equal(setup.upstream.received.length, before);
 });
 
 // Rönd handler_test "policy on user on response", with a lookup in the response policy.
@@ -103,20 +84,18 @@ test('documents reach the policy as canonical Extended JSON ($oid, $numberInt, $
 // the failed call is undefined, so the policy is not satisfied.
 test('MongoDB unreachable, or not configured: the lookup fails and the request is denied', async () => {
   const dead = await startWith({
-    TARGET_SERVICE_HOST: upstream.host,
-    MONGODB_URL: 'mongodb://127.0.0.1:1/rbac?serverSelectionTimeoutMS=200&connectTimeoutMS=200',
-    ROLES_COLLECTION_NAME: 'roles',
-    BINDINGS_COLLECTION_NAME: 'bindings',
+    TARGET_SERVICE_HOST: setup.upstream.host,
+    ...mongoEnv(UNREACHABLE_MONGODB_URL),
   });
-  const without = await startWith({ TARGET_SERVICE_HOST: upstream.host });
+  const without = await startWith({ TARGET_SERVICE_HOST: setup.upstream.host });
   try {
-    const before = upstream.received.length;
+    const before = setup.upstream.received.length;
     for (const base of [dead.base, without.base]) {
       const response = await fetch(`${base}/tenant-projects/p1`, { headers: tenant('acme') });
       assert.equal(response.status, 403, base);
       assert.equal(await response.text(), DENIED);
     }
-    assert.equal(upstream.received.length, before);
+    assert.equal(setup.upstream.received.length, before);
   } finally {
     await dead.close();
     await without.close();
