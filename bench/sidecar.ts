@@ -14,7 +14,8 @@
  * proxy, the proxy's own, not the upstream's), which stays meaningful on a shared machine where
  * requests/s follow the other processes' load. Then an open-loop run at half of the bare proxy's
  * maximum rate gives the p99 latency each target adds to the upstream called directly.
- * `--profile=<dir>` writes a V8 CPU profile of the sidecar process there.
+ * `--profile=<dir>` writes a V8 CPU profile of the sidecar process there; `--only=floor,allow`
+ * runs those targets only (the open loop needs direct, floor and allow).
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { createServer, type OutgoingHttpHeaders } from 'node:http';
@@ -36,6 +37,8 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '5' },
     connections: { type: 'string', default: '64' },
     profile: { type: 'string' },
+    /** Comma-separated target keys (direct, floor, allow, rows, response, naive); default all. */
+    only: { type: 'string' },
   },
 });
 const here = fileURLToPath(new URL('./sidecar/', import.meta.url));
@@ -252,6 +255,7 @@ function fixedRate(server: Server, path: string, seconds: number, rate: number):
 }
 
 interface Target {
+  readonly key: string;
   readonly name: string;
   readonly server: Server;
   readonly path: string;
@@ -267,14 +271,18 @@ async function main(): Promise<void> {
   const profile = values.profile ? ['--cpu-prof', `--cpu-prof-dir=${values.profile}`] : [];
   const sidecar = await startChild('sidecar', upstream.host, profile);
   const servers = [upstream, bare, naive, sidecar];
-  const targets: Target[] = [
-    { name: 'upstream direct', server: upstream, path: '/hello' },
-    { name: 'bare Hono + undici proxy (the floor)', server: bare, path: '/hello' },
-    { name: 'sidecar, allow by group', server: sidecar, path: '/hello' },
-    { name: 'sidecar, row filter', server: sidecar, path: '/rows' },
-    { name: 'sidecar, response filter (100 records)', server: sidecar, path: '/items' },
-    { name: 'naive Hono proxy (web Request/Response)', server: naive, path: '/hello' },
+  const all: Target[] = [
+    { key: 'direct', name: 'upstream direct', server: upstream, path: '/hello' },
+    { key: 'floor', name: 'bare Hono + undici proxy (the floor)', server: bare, path: '/hello' },
+    { key: 'allow', name: 'sidecar, allow by group', server: sidecar, path: '/hello' },
+    { key: 'rows', name: 'sidecar, row filter', server: sidecar, path: '/rows' },
+    { key: 'response', name: 'sidecar, response filter (100 records)', server: sidecar, path: '/items' },
+    { key: 'naive', name: 'naive Hono proxy (web Request/Response)', server: naive, path: '/hello' },
   ];
+  const only = values.only?.split(',');
+  const targets = all.filter((t) => !only || only.includes(t.key));
+  const index = (key: string) => targets.findIndex((t) => t.key === key);
+  const [direct, floor, allow] = [index('direct'), index('floor'), index('allow')];
   try {
     for (const t of targets) await maxRate(t.server, t.path, 1, connections); // warm-up (JIT, pools)
     const closed = targets.map(() => [] as Measure[]);
@@ -286,16 +294,6 @@ async function main(): Promise<void> {
     const ratio = (key: 'rps' | 'cpu', a: number, b: number) =>
       median((closed[a] ?? []).map((m, r) => m[key] / nth(closed[b], r)[key]));
 
-    const half = med(1, 'rps') / 2;
-    const open = [0, 1, 2].map(() => [] as Measure[]);
-    for (let r = 0; r < rounds; r++)
-      for (const i of [0, 1, 2]) {
-        const t = targets[i] as Target;
-        open[i]?.push(await fixedRate(t.server, t.path, seconds, half));
-      }
-    const openP99 = (i: number) => median((open[i] ?? []).map((m) => m.p99));
-    const added = (i: number) => median((open[i] ?? []).map((m, r) => m.p99 - nth(open[0], r).p99));
-
     const f = (n: number) => n.toFixed(2);
     console.log(
       `\nNode ${process.version}, ${rounds} interleaved rounds of ${seconds} s, ${connections} connections; medians\n`,
@@ -306,9 +304,22 @@ async function main(): Promise<void> {
       console.log(
         `| ${t.name} | ${Math.round(med(i, 'rps'))} | ${f(med(i, 'p50'))} | ${f(med(i, 'p99'))} | ${Math.round(med(i, 'cpu'))} | ${med(i, 'errors')} |`,
       );
-    console.log(
-      `\nSidecar (allow) / bare proxy: requests/s ${f(ratio('rps', 2, 1))} (target ≥ 0.7), CPU per request ${f(ratio('cpu', 2, 1))}`,
-    );
+    if (floor >= 0 && allow >= 0)
+      console.log(
+        `\nSidecar (allow) / bare proxy: requests/s ${f(ratio('rps', allow, floor))} (target ≥ 0.7), CPU per request ${f(ratio('cpu', allow, floor))}`,
+      );
+    if (direct < 0 || floor < 0 || allow < 0) return;
+
+    const half = med(floor, 'rps') / 2;
+    const openTargets = [direct, floor, allow];
+    const open = openTargets.map(() => [] as Measure[]);
+    for (let r = 0; r < rounds; r++)
+      for (const [j, i] of openTargets.entries()) {
+        const t = targets[i] as Target;
+        open[j]?.push(await fixedRate(t.server, t.path, seconds, half));
+      }
+    const openP99 = (j: number) => median((open[j] ?? []).map((m) => m.p99));
+    const added = (j: number) => median((open[j] ?? []).map((m, r) => m.p99 - nth(open[0], r).p99));
     console.log(
       `Open loop at ${Math.round(half)} requests/s (half the bare proxy's maximum): p99 upstream direct ${f(openP99(0))} ms, bare proxy ${f(openP99(1))} ms, sidecar (allow) ${f(openP99(2))} ms`,
     );
