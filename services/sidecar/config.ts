@@ -25,6 +25,8 @@ const schema = z
     USER_PROPERTIES_HEADER_KEY: z.string().trim().min(1).default('miauserproperties'),
     CLIENT_TYPE_HEADER_KEY: z.string().trim().min(1).default('client-type'),
     MONGODB_URL: optional,
+    /** Rönd's: idle MongoDB connections are closed after this many ms. */
+    MONGODB_CONNECTION_MAX_IDLE_TIME_MS: envInteger(0, 3_600_000).default(1000),
     ROLES_COLLECTION_NAME: optional,
     BINDINGS_COLLECTION_NAME: optional,
     DELAY_SHUTDOWN_SECONDS: envInteger(0, 3600).default(10),

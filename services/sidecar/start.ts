@@ -46,7 +46,9 @@ export async function startSidecar(config: SidecarConfig, options: StartOptions 
   if (config.MANUAL_ROUTES_FILE_PATH)
     fileRoutes.push(...(await loadManualRoutes(config.MANUAL_ROUTES_FILE_PATH)));
 
-  const mongo = config.MONGODB_URL ? new MongoClient(config.MONGODB_URL) : undefined;
+  const mongo = config.MONGODB_URL
+    ? new MongoClient(config.MONGODB_URL, { maxIdleTimeMS: config.MONGODB_CONNECTION_MAX_IDLE_TIME_MS })
+    : undefined;
   const policies = await loadPolicies(config.OPA_MODULES_DIRECTORY, mongoBuiltins(mongo?.db(), logger));
   const users =
     mongo && config.ROLES_COLLECTION_NAME && config.BINDINGS_COLLECTION_NAME

@@ -41,6 +41,16 @@ test('missing or bad variables: exit code 1 and a line naming each', async () =>
     (await runFails({ OPA_MODULES_DIRECTORY: '/x', STANDALONE: 'maybe' })).join('\n'),
     /STANDALONE/,
   );
+  const bad = (
+    await runFails({
+      OPA_MODULES_DIRECTORY: '/x',
+      STANDALONE: 'true',
+      BINDINGS_CRUD_SERVICE_URL: 'ftp://crud/bindings',
+      EXPOSE_METRICS: 'sometimes',
+    })
+  ).join('\n');
+  assert.match(bad, /BINDINGS_CRUD_SERVICE_URL: expected an http\(s\) URL/);
+  assert.match(bad, /EXPOSE_METRICS/);
 });
 
 test('the manual routes file is published as JSON Schema', () => {
