@@ -236,6 +236,13 @@ test('STANDALONE=true: /eval routes answer the decision and the row filter heade
       $or: [{ $and: [{ owner: { $eq: 'u5' } }] }],
     });
     assert.equal((await fetch(`${sidecar.base}/eval/unknown`)).status, 403);
+    // Rönd opamiddleware_test "injects correct path removing prefix" / "... removing only one
+    // prefix": the route is the path without one prefix; the policy sees the whole path.
+    const composed = await fetch(`${sidecar.base}/eval/composed/permission/`, {
+      headers: { miausergroups: 'admin' },
+    });
+    assert.equal(composed.status, 200);
+    assert.equal((await fetch(`${sidecar.base}/eval/eval/composed/permission/`)).status, 200);
     assert.equal((await fetch(`${sidecar.base}/admin`)).status, 404);
     assert.equal((await fetch(`${sidecar.base}/-/rbac-healthz`)).status, 200);
   } finally {
