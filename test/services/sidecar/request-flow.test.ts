@@ -57,6 +57,9 @@ test('no matching route, or a route without policy: 403 with the spec body, upst
   }
   const wrongMethod = await call('/open', { method: 'POST' });
   assert.equal(wrongMethod.status, 403);
+  // Rönd main_test "x-permissions is empty": an empty x-permission is no policy, not forwarded
+  const empty = await call('/empty-permission', { method: 'POST', body: '{}' });
+  assert.equal(empty.text, NO_ROUTE);
   assert.equal(upstream.received.length, before);
 });
 
