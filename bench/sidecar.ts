@@ -80,7 +80,8 @@ async function serveRole(role: string): Promise<number> {
       API_PERMISSIONS_FILE_PATH: `${here}permissions.json`,
       DELAY_SHUTDOWN_SECONDS: '0',
     }),
-    { logger: pino({ level: 'silent' }) },
+    // Logs as in production (a line per decision at info), written to /dev/null.
+    { logger: pino({ level: 'info' }, pino.destination({ dest: '/dev/null', sync: false })) },
   );
   return sidecar.port;
 }
