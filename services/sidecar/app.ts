@@ -51,6 +51,7 @@ export function createSidecarApp(deps: SidecarDeps): Hono<Env> {
       bindingRoutes({
         crud: deps.bindingsCrud,
         headersToProxy: deps.config.ADDITIONAL_HEADERS_TO_PROXY.split(',').filter((h) => h !== ''),
+        maxBodyBytes: deps.config.MAX_REQUEST_BODY_BYTES,
         logger,
       }),
     );

@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { type Context, Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
 import type { Logger } from 'pino';
 import { type BindingPatch, type BindingsCrud, CrudError } from './bindings-crud.ts';
 import { GENERIC_MESSAGE, rondError } from './errors.ts';
@@ -17,6 +18,8 @@ export interface BindingRoutesOptions {
   readonly crud: BindingsCrud;
   /** `ADDITIONAL_HEADERS_TO_PROXY`, already split. */
   readonly headersToProxy: readonly string[];
+  /** `MAX_REQUEST_BODY_BYTES`: a larger body answers 413 unread. */
+  readonly maxBodyBytes: number;
   readonly logger: Logger;
 }
 
@@ -37,7 +40,13 @@ interface RevokeBody {
 export function bindingRoutes(options: BindingRoutesOptions): Hono {
   const grant = (c: Context) => handle(c, options, grantBinding);
   const revoke = (c: Context) => handle(c, options, revokeBindings);
+  const limit = bodyLimit({
+    maxSize: options.maxBodyBytes,
+    onError: () => rondError(413, `request body larger than ${options.maxBodyBytes} bytes`, GENERIC_MESSAGE),
+  });
   return new Hono()
+    .use('/grant/*', limit)
+    .use('/revoke/*', limit)
     .post('/grant/bindings', grant)
     .post('/grant/bindings/resource/:resourceType', grant)
     .post('/revoke/bindings', revoke)

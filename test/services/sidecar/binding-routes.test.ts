@@ -221,6 +221,27 @@ test('revoke errors: 400 with nothing to revoke, 500 naming the CRUD step that f
   assert.equal((await stored()).length, 1);
 });
 
+test('a body above MAX_REQUEST_BODY_BYTES answers 413 without calling the CRUD service', async () => {
+  const small = await startWith({
+    STANDALONE: 'true',
+    BINDINGS_CRUD_SERVICE_URL: crud.url,
+    MAX_REQUEST_BODY_BYTES: '64',
+  });
+  try {
+    crud.calls.length = 0;
+    const response = await fetch(`${small.base}/grant/bindings`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ subjects: ['x'.repeat(100)] }),
+    });
+    assert.equal(response.status, 413);
+    assert.equal(await response.text(), errorBody(413, 'request body larger than 64 bytes'));
+    assert.equal(crud.calls.length, 0);
+  } finally {
+    await small.close();
+  }
+});
+
 test('the binding routes exist only standalone with BINDINGS_CRUD_SERVICE_URL', async () => {
   const without = await startWith({ STANDALONE: 'true' });
   try {
