@@ -13,7 +13,8 @@
  * p50/p99 latency, and the CPU time the serving process spent per request (its `cpuUsage`; for a
  * proxy, the proxy's own, not the upstream's), which stays meaningful on a shared machine where
  * requests/s follow the other processes' load. Then an open-loop run at half of the bare proxy's
- * maximum rate gives the p99 latency each target adds to the upstream called directly.
+ * maximum rate gives the p99 latency each target adds to the upstream called directly, and a run
+ * with one connection the latency it adds without queueing.
  * `--profile=<dir>` writes a V8 CPU profile of the sidecar process there; `--only=floor,allow`
  * runs those targets only (the open loop needs direct, floor and allow).
  */
@@ -326,6 +327,19 @@ async function main(): Promise<void> {
     );
     console.log(
       `Added p99 over the upstream direct: bare proxy ${f(added(1))} ms, sidecar (allow) ${f(added(2))} ms (target ≤ 1 ms)`,
+    );
+
+    // One request at a time: the latency each hop adds without any queueing of ours.
+    const single = openTargets.map(() => [] as Measure[]);
+    for (let r = 0; r < rounds; r++)
+      for (const [j, i] of openTargets.entries()) {
+        const t = targets[i] as Target;
+        single[j]?.push(await maxRate(t.server, t.path, seconds, 1));
+      }
+    const one = (j: number, key: 'p50' | 'p99') =>
+      median((single[j] ?? []).map((m, r) => m[key] - nth(single[0], r)[key]));
+    console.log(
+      `One connection, added over the upstream direct: bare proxy p50 ${f(one(1, 'p50'))} ms p99 ${f(one(1, 'p99'))} ms, sidecar (allow) p50 ${f(one(2, 'p50'))} ms p99 ${f(one(2, 'p99'))} ms`,
     );
   } finally {
     // SIGTERM lets a profiled child write its profile; the others stop the same way.
