@@ -81,8 +81,9 @@ async function serveRole(role: string): Promise<number> {
       API_PERMISSIONS_FILE_PATH: `${here}permissions.json`,
       DELAY_SHUTDOWN_SECONDS: '0',
     }),
-    // Logs as in production (a line per decision at info), written to /dev/null.
-    { logger: pino({ level: 'info' }, pino.destination({ dest: '/dev/null', sync: false })) },
+    // Logs as in production (a line per decision at info, written synchronously as pino does to
+    // stdout), to /dev/null.
+    { logger: pino({ level: 'info' }, pino.destination({ dest: '/dev/null', sync: true })) },
   );
   return sidecar.port;
 }
