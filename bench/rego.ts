@@ -54,19 +54,45 @@ visible := [record |
 ]
 `;
 
-const user = { name: 'ada', tenant: 't1', groups: ['staff', 'readers'] };
-const request = {
-  method: 'GET',
-  path: '/api/projects',
-  headers: { 'x-api-version': '2', 'content-type': 'application/json; charset=utf-8' },
-};
-const records = Array.from({ length: 100 }, (_, i) => ({
-  id: i,
-  owner: i % 3 === 0 ? 'ada' : 'bob',
-  title: `record ${i}`,
-}));
+/**
+ * The sidecar builds a new input per request: every measured call takes the next of POOL
+ * distinct inputs (different users, groups, methods, headers, records), and the hand-written
+ * function takes the same ones, so neither side can profit from seeing one object again.
+ */
+const POOL = 512;
+const GROUPS = ['staff', 'readers', 'editors', 'admin', 'ops', 'guests', 'sales'];
 
-type Input = { user: typeof user; request: typeof request; response?: { body: typeof records } };
+function makeInput(i: number) {
+  const user = {
+    name: i % 3 === 0 ? 'ada' : 'bob',
+    tenant: `t${i % 4}`,
+    groups: [GROUPS[i % 7]!, GROUPS[(i * 3 + 1) % 7]!, GROUPS[(i * 5 + 2) % 7]!],
+  };
+  const request = {
+    method: i % 4 === 0 ? 'POST' : 'GET',
+    path: `/api/projects/${i}`,
+    headers: {
+      'x-api-version': i % 6 === 0 ? '1' : '2',
+      'content-type': i % 5 === 0 ? 'text/plain' : 'application/json; charset=utf-8',
+    } as Record<string, string>,
+  };
+  const body = Array.from({ length: 100 }, (_, j) => ({
+    id: j,
+    owner: (i + j) % 3 === 0 ? 'ada' : 'bob',
+    title: `record ${j}`,
+  }));
+  return { user, request, response: { body } };
+}
+
+type Input = ReturnType<typeof makeInput>;
+const inputs: Input[] = Array.from({ length: POOL }, (_, i) => makeInput(i));
+
+/** The next input of the pool, round robin. */
+let position = 0;
+function nextInput(): Input {
+  position = position === POOL - 1 ? 0 : position + 1;
+  return inputs[position]!;
+}
 
 const handAllow = (input: Input): boolean =>
   input.user.groups.includes('admin') ||
@@ -81,7 +107,7 @@ const handRowFilter = (input: Input): unknown => ({
   ],
 });
 const handResponse = (input: Input): unknown[] =>
-  (input.response?.body ?? []).filter((r) => r.owner === input.user.name);
+  input.response.body.filter((r) => r.owner === input.user.name);
 
 interface Figures {
   perSecond: number;
@@ -125,8 +151,6 @@ interface Row {
 }
 
 const policy = compile({ 'policies.rego': POLICY });
-const input: Input = { user, request };
-const responseInput: Input = { user, request, response: { body: records } };
 
 function check(query: string, got: unknown, want: unknown): void {
   if (JSON.stringify(got) !== JSON.stringify(want))
@@ -134,6 +158,7 @@ function check(query: string, got: unknown, want: unknown): void {
 }
 
 const allowOf = (i: Input) => policy.eval('data.policies.allow', { input: i })[0] !== undefined;
+const headerOf = (i: Input) => policy.eval('data.policies.header_ok', { input: i })[0] !== undefined;
 const decision = (query: string, i: Input) => {
   const x = policy.eval(`x := ${query}`, { input: i })[0]?.get('x');
   return x === undefined ? undefined : toJSON(x);
@@ -142,14 +167,24 @@ const rowFilter = (i: Input) => toMongoQuery(policy.partial('data.policies.proje
 // The sidecar sends the filtered body back as JSON: the conversion is part of the decision.
 const response = (i: Input) => decision('data.policies.visible', i);
 
-// The same decisions, checked before timing them.
-check('allow', decision('data.policies.allow', input), handAllow(input));
-check('header_ok', decision('data.policies.header_ok', input), handHeader(input));
-check('projects', rowFilter(input), handRowFilter(input));
-check('visible', response(responseInput), handResponse(responseInput));
+// The same decisions on every input of the pool, checked before timing them.
+for (const input of inputs) {
+  check('allow', allowOf(input), handAllow(input));
+  check('allow value', decision('data.policies.allow', input), handAllow(input));
+  check('header_ok', headerOf(input), handHeader(input));
+  check('projects', rowFilter(input), handRowFilter(input));
+  check('visible', response(input), handResponse(input));
+}
+const allowed = inputs.filter(handAllow).length;
+console.log(
+  `${POOL} inputs: allow true for ${allowed}, header_ok true for ${inputs.filter(handHeader).length}`,
+);
 
 const rows: Row[] = [];
-const allow = { policy: measure(() => allowOf(input)), hand: measure(() => handAllow(input)) };
+const allow = {
+  policy: measure(() => allowOf(nextInput())),
+  hand: measure(() => handAllow(nextInput())),
+};
 rows.push({
   name: 'group RBAC allow',
   ...allow,
@@ -157,10 +192,13 @@ rows.push({
 });
 rows.push({
   name: 'header check',
-  policy: measure(() => policy.eval('data.policies.header_ok', { input })),
-  hand: measure(() => handHeader(input)),
+  policy: measure(() => headerOf(nextInput())),
+  hand: measure(() => handHeader(nextInput())),
 });
-const filter = { policy: measure(() => rowFilter(input)), hand: measure(() => handRowFilter(input)) };
+const filter = {
+  policy: measure(() => rowFilter(nextInput())),
+  hand: measure(() => handRowFilter(nextInput())),
+};
 rows.push({
   name: 'row filter (partial + Mongo)',
   ...filter,
@@ -168,8 +206,8 @@ rows.push({
 });
 rows.push({
   name: 'response filter, 100 records',
-  policy: measure(() => response(responseInput)),
-  hand: measure(() => handResponse(responseInput)),
+  policy: measure(() => response(nextInput())),
+  hand: measure(() => handResponse(nextInput())),
 });
 
 /** A policy of `n` allow rules, one per route and group: what a large sidecar policy looks like. */
@@ -198,8 +236,15 @@ while (Date.now() < compileEnd || compileTimes.length < 5) {
 compileTimes.sort((a, b) => a - b);
 const compileMs = compileTimes[Math.floor(compileTimes.length / 2)]!;
 const big = compile({ 'many.rego': source });
-const bigInput = { user: { groups: ['group-3'] }, request: { method: 'POST', path: '/api/resource-173' } };
-const bigAllow = measure(() => big.eval('data.policies.allow', { input: bigInput }));
+const bigInputs = Array.from({ length: POOL }, (_, i) => ({
+  user: { groups: [`group-${i % 17}`, `group-${(i * 7) % 17}`] },
+  request: { method: i % 2 === 0 ? 'GET' : 'POST', path: `/api/resource-${(i * 31) % 200}` },
+}));
+let bigPosition = 0;
+const bigAllow = measure(() => {
+  bigPosition = bigPosition === POOL - 1 ? 0 : bigPosition + 1;
+  return big.eval('data.policies.allow', { input: bigInputs[bigPosition] });
+});
 
 const num = (v: number, digits = 0) =>
   v.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });

@@ -6,7 +6,7 @@ import type { RegoArgs } from './args.ts';
 import { LoadError } from './load.ts';
 import { reportError } from './output.ts';
 
-export function regoCases(args: RegoArgs, paths: string[], io: CliIo): number {
+export async function regoCases(args: RegoArgs, paths: string[], io: CliIo): Promise<number> {
   let passed = 0;
   let total = 0;
   try {
@@ -19,7 +19,7 @@ export function regoCases(args: RegoArgs, paths: string[], io: CliIo): number {
       }
       for (const { file, cases } of files) {
         for (const c of cases) {
-          const outcome = runCase(c);
+          const outcome = await runCase(c);
           total++;
           if (outcome.pass) passed++;
           if (args.format === 'json') io.out(JSON.stringify({ file, ...outcome }));

@@ -5,11 +5,11 @@ import type { RegoArgs } from './args.ts';
 import { loadPolicy, readJson } from './load.ts';
 import { reportError } from './output.ts';
 
-export function regoEval(args: RegoArgs, query: string, io: CliIo): number {
+export async function regoEval(args: RegoArgs, query: string, io: CliIo): Promise<number> {
   try {
     const { policy, data } = loadPolicy(args.data, args.v0Compatible);
     const input = args.input === undefined ? undefined : readJson(args.input);
-    const solutions = policy.evalExpressions(query, { input, data });
+    const solutions = await policy.evalExpressionsAsync(query, { input, data });
     const result = solutions.map((s) => ({
       expressions: s.expressions.map((e) => ({ ...e, value: toJSON(e.value) })),
       ...(s.bindings.size > 0 ? { bindings: bindingsJson(s.bindings) } : {}),

@@ -5,11 +5,11 @@ import type { RegoArgs } from './args.ts';
 import { loadPolicy, readJson } from './load.ts';
 import { reportError } from './output.ts';
 
-export function regoPartial(args: RegoArgs, query: string, io: CliIo): number {
+export async function regoPartial(args: RegoArgs, query: string, io: CliIo): Promise<number> {
   try {
     const { policy, data } = loadPolicy(args.data, args.v0Compatible);
     const input = args.input === undefined ? undefined : readJson(args.input);
-    const residual = policy.partial(query, { input, data, unknowns: args.unknowns });
+    const residual = await policy.partialAsync(query, { input, data, unknowns: args.unknowns });
     const queries = formatResidual(residual);
     const out = args.mongo ? { queries, mongo: toMongoQuery(residual) } : { queries };
     if (args.format === 'json') io.out(JSON.stringify(out, null, 2));

@@ -7,7 +7,7 @@ import { reportError } from './output.ts';
 
 type Outcome = 'PASS' | 'FAIL' | 'ERROR';
 
-export function regoTest(args: RegoArgs, paths: string[], io: CliIo): number {
+export async function regoTest(args: RegoArgs, paths: string[], io: CliIo): Promise<number> {
   let loaded: ReturnType<typeof loadPolicy>;
   try {
     loaded = loadPolicy(paths, args.v0Compatible);
@@ -22,7 +22,8 @@ export function regoTest(args: RegoArgs, paths: string[], io: CliIo): number {
     let outcome: Outcome;
     let detail = '';
     try {
-      const value = policy.eval(`x := ${path}`, { data, strictBuiltinErrors: true })[0]?.get('x');
+      const [solution] = await policy.evalAsync(`x := ${path}`, { data, strictBuiltinErrors: true });
+      const value = solution?.get('x');
       outcome = value === undefined || value === false ? 'FAIL' : 'PASS';
       if (value !== undefined && outcome === 'FAIL') detail = ` (value ${JSON.stringify(toJSON(value))})`;
     } catch (error) {

@@ -7,7 +7,7 @@
  * the evaluation runs again; the first round without a pending call is the answer. Evaluations
  * that call no asynchronous builtin run once, with no cost added.
  */
-import type { Builtin, BuiltinContext } from './builtins/types.ts';
+import { type Builtin, type BuiltinContext, newBuiltinContext } from './builtins/types.ts';
 import { RegoError } from './errors.ts';
 import { keyOf, type Value } from './values.ts';
 
@@ -23,14 +23,16 @@ type Settled = { value: Value | undefined } | { error: unknown };
 
 /** One evaluation's asynchronous calls: settled results by call, and those still to run. */
 export class AsyncCalls {
-  private readonly settled = new Map<string, Settled>();
-  private readonly pending = new Map<string, Pending>();
+  // Created on the first asynchronous call: most evaluations make none.
+  private settled: Map<string, Settled> | undefined;
+  private pending: Map<string, Pending> | undefined;
 
   /** The settled result of `name(args)` (a settled error is thrown), or undefined and pending. */
   result(name: string, args: Value[], start: Start): Value | undefined {
     const key = `${name}${keyOf(args)}`;
-    const done = this.settled.get(key);
+    const done = this.settled?.get(key);
     if (!done) {
+      this.pending ??= new Map();
       this.pending.set(key, { name, start });
       return undefined;
     }
@@ -39,19 +41,21 @@ export class AsyncCalls {
   }
 
   get hasPending(): boolean {
-    return this.pending.size > 0;
+    return this.pending !== undefined && this.pending.size > 0;
   }
 
   /** Runs the pending calls concurrently and records their results or errors. */
   async settle(): Promise<void> {
-    const calls = [...this.pending];
-    this.pending.clear();
+    const calls = [...(this.pending ?? [])];
+    this.pending = undefined;
+    this.settled ??= new Map();
+    const settled = this.settled;
     await Promise.all(
       calls.map(async ([key, { start }]) => {
         try {
-          this.settled.set(key, { value: await start() });
+          settled.set(key, { value: await start() });
         } catch (error) {
-          this.settled.set(key, { error });
+          settled.set(key, { error });
         }
       }),
     );
@@ -59,7 +63,7 @@ export class AsyncCalls {
 
   /** The names of the builtins with pending calls. */
   pendingNames(): string[] {
-    return [...new Set([...this.pending.values()].map((p) => p.name))];
+    return [...new Set([...(this.pending?.values() ?? [])].map((p) => p.name))];
   }
 }
 
@@ -69,7 +73,7 @@ export class AsyncCalls {
  */
 export function asyncBuiltin(
   arity: number,
-  run: (args: Value[], name: string) => Promise<Value | undefined>,
+  run: (args: Value[], name: string, ctx: BuiltinContext) => Promise<Value | undefined>,
 ): Builtin {
   return {
     arity,
@@ -79,28 +83,52 @@ export function asyncBuiltin(
           'eval_builtin_error',
           `${name} is an asynchronous builtin: evaluate with evalAsync or partialAsync`,
         );
-      return ctx.calls.result(name, args, () => run(args, name));
+      return ctx.calls.result(name, args, () => run(args, name, ctx));
     },
   };
 }
 
-/** Runs a synchronous evaluation in rounds until its asynchronous calls are all settled. */
-export async function inRounds<T>(evaluate: (ctx: BuiltinContext) => T): Promise<T> {
+/**
+ * Runs a synchronous evaluation in rounds until its asynchronous calls are all settled. The first
+ * round runs before returning: an evaluation that calls no asynchronous builtin costs one
+ * evaluation and a settled promise.
+ */
+export function inRounds<T>(evaluate: (ctx: BuiltinContext) => T): Promise<T> {
   const calls = new AsyncCalls();
-  const ctx: BuiltinContext = { nowNs: Date.now() * 1e6, calls };
-  for (let round = 1; ; round++) {
-    try {
-      const result = evaluate(ctx);
-      if (!calls.hasPending) return result;
-    } catch (err) {
-      // A round with pending calls ran on placeholders: its errors may not be real.
-      if (!calls.hasPending) throw err;
-    }
+  const ctx = newBuiltinContext(calls);
+  const first = attempt(evaluate, ctx, calls);
+  return first.done ? first.outcome : laterRounds(evaluate, ctx, calls);
+}
+
+type Attempt<T> = { done: true; outcome: Promise<T> } | { done: false };
+
+/** One round: its outcome, unless it left calls pending (then its result or error is a placeholder's). */
+function attempt<T>(
+  evaluate: (ctx: BuiltinContext) => T,
+  ctx: BuiltinContext,
+  calls: AsyncCalls,
+): Attempt<T> {
+  try {
+    const result = evaluate(ctx);
+    return calls.hasPending ? { done: false } : { done: true, outcome: Promise.resolve(result) };
+  } catch (err) {
+    return calls.hasPending ? { done: false } : { done: true, outcome: Promise.reject(err) };
+  }
+}
+
+async function laterRounds<T>(
+  evaluate: (ctx: BuiltinContext) => T,
+  ctx: BuiltinContext,
+  calls: AsyncCalls,
+): Promise<T> {
+  for (let round = 2; ; round++) {
+    await calls.settle();
+    const next = attempt(evaluate, ctx, calls);
+    if (next.done) return next.outcome;
     if (round === MAX_ASYNC_ROUNDS)
       throw new RegoError(
         'eval_builtin_error',
         `asynchronous builtin calls still pending after ${MAX_ASYNC_ROUNDS} rounds (each depending on the previous round's results): ${calls.pendingNames().join(', ')}`,
       );
-    await calls.settle();
   }
 }

@@ -6,7 +6,7 @@
 import type { Body, Expr, Rule, Term } from './ast.ts';
 import { type BodyHost, bodyClosures, type ExprClosure } from './body-closures.ts';
 import { PRINT } from './builtins/index.ts';
-import type { Builtin, BuiltinContext } from './builtins/types.ts';
+import { type Builtin, type BuiltinContext, newBuiltinContext } from './builtins/types.ts';
 import type { CompiledPlan, RuleNode, RuleSet } from './compiler.ts';
 import { type DirectResult, directOf, FALLBACK } from './direct.ts';
 import {
@@ -20,6 +20,7 @@ import {
   setPath,
 } from './documents.ts';
 import { BuiltinError, type Location, RegoError } from './errors.ts';
+import { type GeneratedRuleSet, generatedRuleSet } from './generated.ts';
 import { candidateRules } from './rule-index.ts';
 import { constantValue, hasUnbound, isRoot, refPath } from './terms.ts';
 import { equal, formatValue, keyOf, RegoObject, RegoSet, type Value } from './values.ts';
@@ -65,7 +66,7 @@ export class Evaluator implements BodyHost {
   ) {
     this.strict = options.strictBuiltinErrors ?? false;
     this.print = options.print ?? (() => {});
-    this.builtinContext = options.builtinContext ?? { nowNs: Date.now() * 1e6 };
+    this.builtinContext = options.builtinContext ?? newBuiltinContext();
     this.ctx = {
       input: options.input,
       data: options.data ?? new RegoObject(),
@@ -466,6 +467,11 @@ export class Evaluator implements BodyHost {
   }
 
   private evalRuleSet(rs: RuleSet): Value | undefined {
+    const fn = this.generated(rs);
+    if (fn) {
+      const v = fn(rawInput(this.ctx.input), this.builtinContext);
+      if (v !== FALLBACK) return v === undefined ? undefined : markRuleValue(v);
+    }
     switch (rs.kind) {
       case 'general':
         return this.evalGeneral(rs);
@@ -521,6 +527,13 @@ export class Evaluator implements BodyHost {
         return undefined;
       }
     }
+  }
+
+  /** The generated function of a rule set, unless `with` replaced data or functions here. */
+  private generated(rs: RuleSet): GeneratedRuleSet | null {
+    return this.ctx.overrides.size === 0 && this.ctx.functions.size === 0
+      ? generatedRuleSet(rs, this.plan)
+      : null;
   }
 
   /** The rules that can hold: all, or those the rule index keeps (unless `with` replaced `==`). */
@@ -761,4 +774,9 @@ export class Evaluator implements BodyHost {
     }
     return this.term(t, env, (tv) => (equal(tv, v) ? k() : false));
   }
+}
+
+/** The JSON behind a lazily converted input, which generated code reads in place. */
+export function rawInput(input: Value | undefined): unknown {
+  return input instanceof RegoObject ? (input.sourceJSON() ?? input) : input;
 }

@@ -2,19 +2,22 @@
  * Programmatic API: `compile(modules)` parses and compiles Rego modules once; `policy.eval(query)`
  * evaluates a query against `input` and `data` and returns OPA's result shape.
  */
-import type { Body, Module } from './ast.ts';
+import type { Body, Module, Term } from './ast.ts';
 import { inRounds } from './async-calls.ts';
 import type { BuiltinContext } from './builtins/types.ts';
 import { type CompiledPlan, compileModules, Resolver, type RuleNode } from './compiler.ts';
+import { FALLBACK } from './direct.ts';
 import { RegoError } from './errors.ts';
 import { Evaluator } from './evaluator.ts';
 import { CAPTURE_PREFIX, captureExpressions, expressionTexts } from './expressions.ts';
 import { formatExpr } from './format.ts';
+import { type GeneratedRuleSet, generatedRuleSet } from './generated.ts';
 import { type HostBuiltin, withHostBuiltins } from './host-builtins.ts';
 import { toMongoQuery as bodiesToMongo, type MongoFilter } from './mongo.ts';
 import { parseModule, parseQuery, type RegoVersion } from './parser.ts';
 import { PartialEvaluator } from './partial.ts';
 import { deepVars } from './safety.ts';
+import { refPath } from './terms.ts';
 import { fromJSON, type Value } from './values.ts';
 
 export type { HostBuiltin } from './host-builtins.ts';
@@ -80,6 +83,8 @@ interface ResolvedQuery {
   body: Body;
   /** The variables each solution reports. */
   vars: string[];
+  /** `data.p.r` or `x := data.p.r` of a generated rule set: its function may answer alone. */
+  rule?: { fn: GeneratedRuleSet; bind?: string };
 }
 
 export class Policy {
@@ -106,7 +111,14 @@ export class Policy {
   }
 
   private solutions(query: string, options: EvalInput, ctx?: BuiltinContext): Bindings[] {
-    const { body, vars } = this.resolve(query);
+    const { body, vars, rule } = this.resolve(query);
+    if (rule) {
+      const value = rule.fn(options.inputValue ?? options.input, ctx);
+      if (value !== FALLBACK) {
+        if (rule.bind) return value === undefined ? [] : [new Map([[rule.bind, value]])];
+        return value === undefined || value === false ? [] : [new Map()];
+      }
+    }
     return this.evaluator(options, ctx).query(body, vars);
   }
 
@@ -168,11 +180,39 @@ export class Policy {
     let resolved = this.queries.get(query);
     if (!resolved) {
       const body = new Resolver([], new Set(), new Map(), this.plan.arityOf).query(parseQuery(query));
-      resolved = { body, vars: queryVars(body) };
+      resolved = { body, vars: queryVars(body), rule: this.ruleQuery(body) };
       if (this.queries.size >= MAX_CACHED_QUERIES) this.queries.clear();
       this.queries.set(query, resolved);
     }
     return resolved;
+  }
+
+  /** The generated rule set a query only reads, maybe binding it to a variable (`x := data.p.r`). */
+  private ruleQuery(body: Body): ResolvedQuery['rule'] {
+    const e = body[0];
+    if (body.length !== 1 || !e || e.negated || e.with.length > 0) return undefined;
+    let ref: Term | undefined;
+    let bind: string | undefined;
+    if (e.type === 'term') ref = e.term;
+    else if (e.type === 'assign' || e.type === 'unify') {
+      const [target, source] = e.left.type === 'var' ? [e.left, e.right] : [e.right, e.left];
+      if (
+        target.type !== 'var' ||
+        target.name.startsWith('_$') ||
+        target.name === 'input' ||
+        target.name === 'data'
+      )
+        return undefined;
+      ref = source;
+      bind = target.name;
+    }
+    const path = ref && refPath(ref);
+    if (path?.[0] !== 'data') return undefined;
+    let node: RuleNode | undefined = this.plan.root;
+    for (const key of path.slice(1)) node = node?.children.get(key);
+    const ruleSet = node?.ruleSet;
+    const fn = ruleSet && node?.children.size === 0 ? generatedRuleSet(ruleSet, this.plan) : null;
+    return fn ? { fn, bind } : undefined;
   }
 
   private evaluator(options: EvalInput, builtinContext?: BuiltinContext): Evaluator {

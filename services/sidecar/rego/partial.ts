@@ -47,6 +47,8 @@ export class PartialEvaluator {
     if (i === body.length) return k();
     const next = () => this.body(body, i + 1, env, aliases, residual, k);
     const e = substituteExpr(body[i]!, aliases);
+    const fn = this.functionToInline(e);
+    if (fn) return this.inlineCall(fn, e as CallExpr, env, residual, next);
     if (this.mentionsUnknown(e)) return this.unknownExpr(e, env, aliases, residual, next);
     const inlined = this.ruleToInline(e);
     if (inlined) {
@@ -57,6 +59,52 @@ export class PartialEvaluator {
       return false;
     }
     return this.evaluator.expr(e, env, next);
+  }
+
+  /**
+   * A function call as a test (`is_owner(r)`) whose arguments or body depend on unknowns: each
+   * definition is an alternative, its parameters bound to the known arguments' values and
+   * standing for the unknown ones.
+   */
+  private inlineCall(rs: RuleSet, e: CallExpr, env: Env, residual: Expr[], k: Cont): boolean {
+    const args = e.term.args;
+    for (const rule of rs.rules) {
+      const params = rule.head.args!;
+      const inner: Env = new Map();
+      const aliases = new Map<string, Term>();
+      const bind = (i: number): boolean => {
+        if (i === params.length) return this.body(rule.body, 0, inner, aliases, residual, k);
+        const param = params[i]!;
+        const arg = args[i]!;
+        if (!this.termMentionsUnknown(arg))
+          return this.evaluator.term(arg, env, (v) =>
+            this.evaluator.bind(param, v, inner, () => bind(i + 1)),
+          );
+        if (param.type !== 'var') throw unsupported(e, 'a function parameter pattern over unknowns');
+        aliases.set(param.name, substituteBound(arg, env));
+        const stop = bind(i + 1);
+        aliases.delete(param.name);
+        return stop;
+      };
+      if (bind(0)) return true;
+    }
+    return false;
+  }
+
+  /** A call of a boolean function (tested, not assigned) over unknowns, to inline. */
+  private functionToInline(e: Expr): RuleSet | undefined {
+    if (e.type !== 'term' || e.term.type !== 'call' || !e.term.name.startsWith('data.')) return undefined;
+    const path = e.term.name.split('.').slice(1);
+    const rs = this.ruleSetAt(path.map((value) => ({ type: 'scalar', value, loc: e.loc }) as Term));
+    if (rs?.kind !== 'function' || e.term.args.length !== rs.arity) return undefined;
+    const overUnknowns =
+      e.term.args.some((a) => this.termMentionsUnknown(a)) || this.ruleSetDependsOnUnknown(rs);
+    if (!overUnknowns) return undefined;
+    if (e.negated) throw unsupported(e, 'negation of a function over unknowns');
+    if (e.with.length > 0) throw unsupported(e, '`with` on a function over unknowns');
+    if (rs.defaultRule || rs.rules.some((r) => r.else || !isTrue(r.head.value)))
+      throw unsupported(e, 'a function over unknowns with a non-boolean value, a default or else');
+    return rs;
   }
 
   private unknownExpr(e: Expr, env: Env, aliases: Map<string, Term>, residual: Expr[], k: Cont): boolean {
@@ -131,9 +179,7 @@ export class PartialEvaluator {
       return undefined;
     const rs = this.ruleSetAt(e.term.path);
     if (rs?.kind !== 'complete' || !this.ruleSetDependsOnUnknown(rs)) return undefined;
-    if (
-      rs.rules.some((r) => r.head.value && !(r.head.value.type === 'scalar' && r.head.value.value === true))
-    ) {
+    if (rs.rules.some((r) => !isTrue(r.head.value))) {
       throw unsupported(e, 'a rule with a non-boolean value that depends on unknowns');
     }
     return rs;
@@ -207,6 +253,13 @@ export class PartialEvaluator {
     });
     return found;
   }
+}
+
+type CallExpr = Expr & { type: 'term'; term: Extract<Term, { type: 'call' }> };
+
+/** A rule head value that is absent or `true`: the rule is a condition. */
+function isTrue(value: Term | undefined): boolean {
+  return !value || (value.type === 'scalar' && value.value === true);
 }
 
 function unsupported(e: Expr, what: string): RegoError {

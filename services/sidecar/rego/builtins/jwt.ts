@@ -1,8 +1,10 @@
 /**
- * `io.jwt.decode`, `io.jwt.verify_*` and `io.jwt.decode_verify` with node:crypto (HMAC, RSA
- * PKCS#1 v1.5, RSA-PSS, ECDSA). Keys: PEM certificates or public keys, JWK or JWK sets.
+ * `io.jwt.decode`, and `io.jwt.verify_*` and `io.jwt.decode_verify` with jose (HMAC, RSA PKCS#1
+ * v1.5, RSA-PSS, ECDSA). Keys: PEM certificates or public keys, JWK or JWK sets. jose verifies
+ * asynchronously, so the verifying builtins are asynchronous: `evalAsync` runs them.
  */
-import { createHmac, createPublicKey, type KeyObject, timingSafeEqual, verify } from 'node:crypto';
+import { compactVerify, importJWK, importSPKI, importX509, type JWK } from 'jose';
+import { asyncBuiltin } from '../async-calls.ts';
 import { builtinError } from '../errors.ts';
 import { fromJSON, RegoObject, typeName, type Value } from '../values.ts';
 import { type BuiltinContext, type BuiltinTable, obj, str } from './types.ts';
@@ -52,61 +54,58 @@ function parseJSON(buf: Buffer, what: string): Value {
   }
 }
 
-/** Public keys from a PEM (certificate or key), a JWK or a JWK set. */
-function publicKeys(material: string): KeyObject[] {
+type Key = Awaited<ReturnType<typeof importJWK>>;
+
+/** The keys to verify with: a secret for HMAC; a PEM (certificate or key), a JWK or a JWK set. */
+async function keysFor(alg: string, material: string): Promise<Key[]> {
+  if (alg.startsWith('HS')) return [new TextEncoder().encode(material)];
   const text = material.trim();
-  try {
-    if (text.startsWith('{')) {
-      const jwk = JSON.parse(text) as { keys?: object[] };
-      const list = Array.isArray(jwk.keys) ? jwk.keys : [jwk];
-      return list.flatMap((k) => {
-        try {
-          return [createPublicKey({ key: k as never, format: 'jwk' })];
-        } catch {
-          return [];
-        }
-      });
+  if (!text.startsWith('{')) {
+    try {
+      return [text.includes('BEGIN CERTIFICATE') ? await importX509(text, alg) : await importSPKI(text, alg)];
+    } catch {
+      throw builtinError('failed to parse a PEM key');
     }
-    return [createPublicKey(text)];
+  }
+  let jwk: { keys?: unknown[] };
+  try {
+    jwk = JSON.parse(text) as { keys?: unknown[] };
   } catch {
     throw builtinError('failed to parse a JWK key (set)');
   }
+  const keys: Key[] = [];
+  // In a set, keys of another type or curve than the algorithm's are skipped, as OPA does.
+  for (const k of Array.isArray(jwk.keys) ? jwk.keys : [jwk]) {
+    try {
+      keys.push(await importJWK(k as JWK, alg));
+    } catch {}
+  }
+  return keys;
 }
 
-const HASHES: Record<string, string> = { '256': 'sha256', '384': 'sha384', '512': 'sha512' };
-
-function verifySignature(token: Token, alg: string, keyMaterial: string): boolean {
-  const family = alg.slice(0, 2);
-  const hash = HASHES[alg.slice(2)];
-  if (!hash) return false;
-  const data = Buffer.from(token.signed);
-  if (family === 'HS') {
-    const mac = createHmac(hash, keyMaterial).update(data).digest();
-    return mac.length === token.signature.length && timingSafeEqual(mac, token.signature);
-  }
-  return publicKeys(keyMaterial).some((key) => {
+/** Whether one of the keys verifies the token's signature with `alg` (jose checks the header's alg too). */
+async function verifySignature(jwt: string, alg: string, material: string): Promise<boolean> {
+  if (!ALGORITHMS.includes(alg)) return false;
+  for (const key of await keysFor(alg, material)) {
     try {
-      if (family === 'RS') return verify(hash, data, key, token.signature);
-      if (family === 'PS') return verify(hash, data, { key, padding: 6, saltLength: -2 }, token.signature);
-      if (family === 'ES') return verify(hash, data, { key, dsaEncoding: 'ieee-p1363' }, token.signature);
-    } catch {
-      return false;
-    }
-    return false;
+      await compactVerify(jwt, key, { algorithms: [alg] });
+      return true;
+    } catch {}
+  }
+  return false;
+}
+
+const ALGORITHMS = ['HS', 'RS', 'PS', 'ES'].flatMap((f) => ['256', '384', '512'].map((b) => `${f}${b}`));
+
+function verifier(alg: string) {
+  return asyncBuiltin(2, async (args, name) => {
+    const jwt = str(name, args, 0);
+    parseToken(jwt);
+    return verifySignature(jwt, alg, str(name, args, 1));
   });
 }
 
-function verifier(alg: string) {
-  return {
-    arity: 2,
-    fn: (args: Value[], name: string) => {
-      const token = parseToken(str(name, args, 0));
-      return verifySignature(token, alg, str(name, args, 1));
-    },
-  };
-}
-
-function decodeVerify(args: Value[], name: string, ctx: BuiltinContext): Value {
+async function decodeVerify(args: Value[], name: string, ctx: BuiltinContext): Promise<Value> {
   const jwt = str(name, args, 0);
   const constraints = obj(name, args, 1);
   const invalid: Value = [false, new RegoObject(), new RegoObject()];
@@ -118,7 +117,7 @@ function decodeVerify(args: Value[], name: string, ctx: BuiltinContext): Value {
   const material = typeof cert === 'string' ? cert : typeof secret === 'string' ? secret : undefined;
   if (material === undefined) throw builtinError(`${name}: no key or secret provided`);
   if (typeof cert === 'string' && token.alg.startsWith('HS')) return invalid;
-  if (!verifySignature(token, token.alg, material)) return invalid;
+  if (!(await verifySignature(jwt, token.alg, material))) return invalid;
   const payload = token.payload instanceof RegoObject ? token.payload : new RegoObject();
   const timeNs = constraints.get('time');
   const nowSeconds = (typeName(timeNs ?? null) === 'number' ? Number(timeNs) : ctx.nowNs) / 1e9;
@@ -147,10 +146,6 @@ export const jwt: BuiltinTable = {
       return [token.header, token.payload, token.signature.toString('hex')];
     },
   },
-  'io.jwt.decode_verify': { arity: 2, fn: decodeVerify },
-  ...Object.fromEntries(
-    ['HS', 'RS', 'PS', 'ES'].flatMap((f) =>
-      ['256', '384', '512'].map((b) => [`io.jwt.verify_${f.toLowerCase()}${b}`, verifier(`${f}${b}`)]),
-    ),
-  ),
+  'io.jwt.decode_verify': asyncBuiltin(2, decodeVerify),
+  ...Object.fromEntries(ALGORITHMS.map((alg) => [`io.jwt.verify_${alg.toLowerCase()}`, verifier(alg)])),
 };

@@ -107,7 +107,46 @@ function matchItems(name: string, operand: Value, index: number): [Value, string
   return (operand as RegoObject).sortedPairs().map(([k, v]) => item(k, v));
 }
 
+/**
+ * The fewest CIDRs covering exactly the given ones (bare IPs are /32 or /128): ranges contained in
+ * another go, and two halves of one network become that network, repeatedly.
+ */
+function merge(ranges: Cidr[]): Cidr[] {
+  const sorted = [...ranges].sort((a, b) =>
+    a.v6 !== b.v6 ? (a.v6 ? 1 : -1) : a.base !== b.base ? (a.base < b.base ? -1 : 1) : a.bits - b.bits,
+  );
+  const out: Cidr[] = [];
+  for (const c of sorted) {
+    const last = out[out.length - 1];
+    if (last && contains(last, c)) continue;
+    out.push(c);
+    // Sorted and disjoint: only the top two can be halves of one network.
+    for (;;) {
+      const b = out[out.length - 1]!;
+      const a = out[out.length - 2];
+      if (!a || a.v6 !== b.v6 || a.bits !== b.bits || a.bits === 0) break;
+      const parent: Cidr = { v6: a.v6, base: a.base, bits: a.bits - 1 };
+      if (a.base % size(parent) !== 0n || b.base !== a.base + size(a)) break;
+      out.splice(-2, 2, parent);
+    }
+  }
+  return out;
+}
+
 export const net: BuiltinTable = {
+  'net.cidr_merge': {
+    arity: 1,
+    fn: (args, name) => {
+      const operand = args[0]!;
+      mustBe(name, 0, operand, 'array', 'set');
+      const items = Array.isArray(operand) ? operand : (operand as RegoSet).values();
+      const ranges = items.map((v) => {
+        if (typeof v !== 'string') throw builtinError(`${name}: operand 1: element must be string`);
+        return range(name, v);
+      });
+      return new RegoSet(merge(ranges).map((c) => `${formatIP(c.v6, c.base)}/${c.bits}`));
+    },
+  },
   'net.cidr_is_valid': { arity: 1, fn: ([s]) => typeof s === 'string' && parseCidr(s) !== undefined },
   'net.cidr_contains': {
     arity: 2,

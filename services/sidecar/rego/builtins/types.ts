@@ -6,9 +6,23 @@ import { RegoObject, RegoSet, type TypeName, typeName, type Value } from '../val
 /** What one evaluation shares between builtin calls. */
 export interface BuiltinContext {
   /** `time.now_ns`: one instant per evaluation, as in OPA. */
-  nowNs: number;
+  readonly nowNs: number;
   /** Settled results of asynchronous builtins; absent outside `evalAsync`/`partialAsync`. */
-  calls?: AsyncCalls;
+  readonly calls?: AsyncCalls;
+}
+
+/** An evaluation's context; the clock is read once, when `time.now_ns` first needs it. */
+class EvaluationContext implements BuiltinContext {
+  private now: number | undefined;
+  constructor(readonly calls?: AsyncCalls) {}
+  get nowNs(): number {
+    this.now ??= Date.now() * 1e6;
+    return this.now;
+  }
+}
+
+export function newBuiltinContext(calls?: AsyncCalls): BuiltinContext {
+  return new EvaluationContext(calls);
 }
 
 export interface Builtin {

@@ -28,14 +28,14 @@ export interface CaseOutcome {
   pass: boolean;
 }
 
-export function runCase(c: ConformanceCase): CaseOutcome {
+export async function runCase(c: ConformanceCase): Promise<CaseOutcome> {
   let result: Record<string, unknown>[] | null = null;
   let error: CaseOutcome['error'] = null;
   try {
     const modules = Object.fromEntries((c.modules ?? []).map((m, i) => [`module-${i}.rego`, m]));
     const policy = compile(modules);
     const inputValue = c.input_term === undefined ? undefined : inputTerm(c.input_term);
-    const solutions = policy.eval(c.query, {
+    const solutions = await policy.evalAsync(c.query, {
       input: c.input ?? undefined,
       inputValue,
       data: c.data ?? {},

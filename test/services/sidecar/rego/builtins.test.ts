@@ -1,5 +1,4 @@
 import * as assert from 'node:assert/strict';
-import { createHmac } from 'node:crypto';
 import { compile } from '../../../../services/sidecar/rego/index.ts';
 import { test } from '../../../support/suite.ts';
 import { errorOf, solutions } from './helpers.ts';
@@ -161,36 +160,38 @@ test('hashes and HMAC', () => {
   assert.equal(call('crypto.hmac.equal("a", "a")'), true);
 });
 
-test('JWT: decode, HS256 verification and decode_verify constraints', () => {
-  // Header {"alg":"HS256","typ":"JWT"}, payload {"sub":"1","iss":"me"}, secret "secret".
-  const header = Buffer.from('{"alg":"HS256","typ":"JWT"}').toString('base64url');
-  const payload = Buffer.from('{"sub":"1","iss":"me"}').toString('base64url');
-  const sig = createHmac('sha256', 'secret').update(`${header}.${payload}`).digest('base64url');
-  const jwt = `${header}.${payload}.${sig}`;
-  const policy = compile({});
-  const one = (q: string) => policy.eval(q)[0]?.get('x');
-  assert.equal(one(`x := io.jwt.verify_hs256("${jwt}", "secret")`), true);
-  assert.equal(one(`x := io.jwt.verify_hs256("${jwt}", "wrong")`), false);
-  assert.equal(solutions({}, `[_, p, _] := io.jwt.decode("${jwt}"); x := p.sub`)[0]?.x, '1');
-  assert.deepEqual(
-    solutions({}, `[x, _, _] := io.jwt.decode_verify("${jwt}", {"secret": "secret", "iss": "me"})`)[0],
-    {
-      x: true,
-    },
-  );
-  assert.deepEqual(
-    solutions({}, `[x, _, _] := io.jwt.decode_verify("${jwt}", {"secret": "secret", "iss": "other"})`)[0],
-    {
-      x: false,
-    },
-  );
-});
-
 test('walk is a relation: one solution per node', () => {
   assert.deepEqual(
     solutions({}, 'walk({"a": [1]}, [p, v])').map((s) => s.p),
     [[], ['a'], ['a', 0]],
   );
+});
+
+test('net.cidr_merge: contained ranges go, halves of a network merge, IPv4 and IPv6 apart', () => {
+  assert.deepEqual(call('net.cidr_merge(["192.0.128.0/24", "192.0.129.0/24"])'), ['192.0.128.0/23']);
+  assert.deepEqual(call('net.cidr_merge(["192.0.128.0/24", "192.0.128.0/24"])'), ['192.0.128.0/24']);
+  assert.deepEqual(call('net.cidr_merge(["192.0.128.0/24", "0.0.0.0/0"])'), ['0.0.0.0/0']);
+  // Adjacent but not halves of one network: 192.0.129.0/24 and 192.0.130.0/24 stay apart.
+  assert.deepEqual(call('net.cidr_merge({"192.0.130.0/24", "192.0.129.0/24"})'), [
+    '192.0.129.0/24',
+    '192.0.130.0/24',
+  ]);
+  assert.deepEqual(
+    call(
+      'net.cidr_merge(["192.0.128.1", "192.0.128.0", "192.0.128.2/31", "10.1.0.0/16", "10.0.0.0/8", "2601:600::/33", "2601:600:8000::/33"])',
+    ),
+    ['10.0.0.0/8', '192.0.128.0/30', '2601:600::/32'],
+  );
+  assert.deepEqual(call('net.cidr_merge([])'), []);
+  assert.equal(
+    errorOf(() => call('net.cidr_merge(["300.0.0.0/8"])', true)).detail,
+    'net.cidr_merge: invalid CIDR address: 300.0.0.0/8',
+  );
+  assert.equal(
+    errorOf(() => call('net.cidr_merge([1])', true)).detail,
+    'net.cidr_merge: operand 1: element must be string',
+  );
+  assert.equal(errorOf(() => call('net.cidr_merge("10.0.0.0/8")', true)).code, 'eval_type_error');
 });
 
 test.run();

@@ -24,7 +24,7 @@ function caseIds(file: string, notes: string[]): string[] {
   });
 }
 
-test('OPA conformance cases: every case passes unless listed as a known failure', () => {
+test('OPA conformance cases: every case passes unless listed as a known failure', async () => {
   const known = JSON.parse(readFileSync(KNOWN_FAILURES, 'utf8')) as Record<string, string>;
   const perCategory = new Map<string, { passed: number; total: number }>();
   const unexpectedFailures: string[] = [];
@@ -38,7 +38,7 @@ test('OPA conformance cases: every case passes unless listed as a known failure'
     );
     for (const [i, c] of cases.entries()) {
       const id = ids[i]!;
-      const outcome = runCase(c);
+      const outcome = await runCase(c);
       const category = relative(CASES_DIR, file).split('/')[0]!;
       const stats = perCategory.get(category) ?? { passed: 0, total: 0 };
       stats.total++;

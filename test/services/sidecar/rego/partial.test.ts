@@ -149,4 +149,44 @@ test('unknowns other than data paths are rejected', () => {
   assert.equal(err.code, 'rego_compile_error');
 });
 
+test('function calls over unknowns are inlined, one alternative per definition', () => {
+  const functions = compile({
+    'f.rego': `package f
+owned_by(r, name) if r.owner == name
+owned_by(r, name) if name in r.editors
+visible(r) if r.public == true
+tenant_match(t) if data.resources[_].tenant == t
+with_value(r) := r.owner
+rows if {
+  r := data.resources[_]
+  owned_by(r, input.user)
+}
+public_rows if {
+  some r in data.resources
+  visible(r)
+  r.stars > input.min
+}
+tenant_rows if tenant_match(input.tenant)
+known_only if owned_by({"owner": "bob", "editors": []}, input.user)
+hidden_rows if { r := data.resources[_]; not visible(r) }
+value_rows if { r := data.resources[_]; with_value(r) }
+`,
+  });
+  const mongoOf = (query: string) =>
+    toMongoQuery(functions.partial(query, { input: { user: 'bob', min: 3, tenant: 't1' } }));
+  assert.deepEqual(mongoOf('data.f.rows'), {
+    $or: [{ $and: [{ owner: { $eq: 'bob' } }] }, { $and: [{ editors: { $in: ['bob'] } }] }],
+  });
+  assert.deepEqual(mongoOf('data.f.public_rows'), {
+    $or: [{ $and: [{ public: { $eq: true } }, { stars: { $gt: 3 } }] }],
+  });
+  assert.deepEqual(mongoOf('data.f.tenant_rows'), { $or: [{ $and: [{ tenant: { $eq: 't1' } }] }] });
+  // A call over known values only is evaluated: no condition is left.
+  assert.deepEqual(mongoOf('data.f.known_only'), { $or: [{}] });
+  const negated = errorOf(() => mongoOf('data.f.hidden_rows'));
+  assert.equal(negated.code, 'rego_compile_error');
+  assert.match(negated.message, /negation of a function over unknowns/);
+  assert.match(errorOf(() => mongoOf('data.f.value_rows')).message, /non-boolean value/);
+});
+
 test.run();
