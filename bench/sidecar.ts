@@ -1,18 +1,30 @@
 /**
- * The sidecar's benchmark: `node --import tsx bench/sidecar.ts [--seconds=5]`.
+ * The sidecar's benchmark: `node --import tsx bench/sidecar.ts [--seconds=3] [--rounds=5]
+ * [--connections=64] [--profile=<dir>]`.
  *
- * Requests/s (closed loop, 64 connections) and p50/p99 latency of: the upstream called directly;
- * a bare Hono + undici pass-through proxy (the floor of any proxy in Node); the sidecar with an
- * allow-by-group policy; with a row filter; with a response filter over 100 records. Then the
- * sidecar's added p99 at half of its maximum rate (open loop), against the upstream at that rate.
- * `--rate=N` runs the latency comparison at N requests/s instead. Each server runs in a child process of its own; the load comes from this process (loopback).
+ * Targets: the upstream called directly; a bare Hono + undici pass-through proxy (the floor of any
+ * proxy in Node: the sidecar's own forwarding, without the policy); the sidecar with an
+ * allow-by-group policy; with a row filter; with a response filter over 100 records; and, for
+ * reference, a naive Hono proxy through web Request/Response objects. Each server runs in a child process of its own; the load comes from
+ * this process over loopback (closed loop, `connections` requests in flight).
+ *
+ * Rounds are interleaved (every target once per round, in turn) and each figure is the median of
+ * the rounds, so that the machine's load drifts over all targets alike. Per target: requests/s,
+ * p50/p99 latency, and the CPU time the serving process spent per request (its `cpuUsage`; for a
+ * proxy, the proxy's own, not the upstream's), which stays meaningful on a shared machine where
+ * requests/s follow the other processes' load. Then an open-loop run at half of the bare proxy's
+ * maximum rate gives the p99 latency each target adds to the upstream called directly, and a run
+ * with one connection the latency it adds without queueing.
+ * `--profile=<dir>` writes a V8 CPU profile of the sidecar process there; `--only=floor,allow`
+ * runs those targets only (the open loop needs direct, floor and allow).
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:http';
+import { type ChildProcess, fork } from 'node:child_process';
+import { createServer, type OutgoingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { serve as serveNode } from '@hono/node-server';
+import { type HttpBindings, serve as serveNode } from '@hono/node-server';
+import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { Hono } from 'hono';
 import pino from 'pino';
 import { Pool } from 'undici';
@@ -22,20 +34,28 @@ const { values } = parseArgs({
   options: {
     role: { type: 'string' },
     target: { type: 'string' },
-    seconds: { type: 'string', default: '5' },
+    seconds: { type: 'string', default: '3' },
+    rounds: { type: 'string', default: '5' },
     connections: { type: 'string', default: '64' },
-    /** Rate of the latency run instead of half the sidecar's maximum. */
-    rate: { type: 'string' },
+    profile: { type: 'string' },
+    /** Comma-separated target keys (direct, floor, allow, rows, response, naive); default all. */
+    only: { type: 'string' },
   },
 });
 const here = fileURLToPath(new URL('./sidecar/', import.meta.url));
-const PORT_LINE = 'PORT ';
 
 const RECORDS = JSON.stringify(
   Array.from({ length: 100 }, (_, i) => ({ id: i, owner: `user-${i % 7}`, amount: i * 3, secret: `s-${i}` })),
 );
 
+/** Starts the role's server; answers the parent's `cpu` questions with this process's CPU time. */
 async function serveRole(role: string): Promise<number> {
+  process.on('message', (message) => {
+    if (message === 'cpu') {
+      const { user, system } = process.cpuUsage();
+      process.send?.({ cpuMicros: user + system });
+    }
+  });
   if (role === 'upstream') {
     const server = createServer((req, res) => {
       const body = req.url?.startsWith('/items') ? RECORDS : '{"hello":"world"}';
@@ -46,21 +66,9 @@ async function serveRole(role: string): Promise<number> {
     return (server.address() as AddressInfo).port;
   }
   const target = values.target as string;
-  if (role === 'bare') {
+  if (role === 'bare' || role === 'naive') {
     const pool = new Pool(`http://${target}`, { connections: 128 });
-    const app = new Hono().all('*', async (c) => {
-      const url = new URL(c.req.url);
-      const response = await pool.request({
-        method: c.req.method as 'GET',
-        path: url.pathname + url.search,
-        headers: Object.fromEntries(c.req.raw.headers),
-        body: c.req.raw.body as never,
-      });
-      return new Response(response.body as never, {
-        status: response.statusCode,
-        headers: response.headers as Record<string, string>,
-      });
-    });
+    const app = role === 'bare' ? bareProxy(pool) : naiveProxy(pool);
     const server = serveNode({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' });
     await new Promise((r) => server.once('listening', r));
     return (server.address() as AddressInfo).port;
@@ -73,21 +81,80 @@ async function serveRole(role: string): Promise<number> {
       API_PERMISSIONS_FILE_PATH: `${here}permissions.json`,
       DELAY_SHUTDOWN_SECONDS: '0',
     }),
-    { logger: pino({ level: 'silent' }) },
+    // Logs as in production (a line per decision at info, written synchronously as pino does to
+    // stdout), to /dev/null.
+    { logger: pino({ level: 'info' }, pino.destination({ dest: '/dev/null', sync: true })) },
   );
   return sidecar.port;
 }
 
-function startChild(role: string, target?: string): Promise<{ child: ChildProcess; host: string }> {
-  const args = ['--import', 'tsx', fileURLToPath(import.meta.url), `--role=${role}`];
+/** Headers a proxy must not pass on (RFC 9110 §7.6.1), `host` being the upstream's own. */
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'te', 'upgrade', 'host']);
+
+/**
+ * The floor: Hono routing, undici's pooled request with Node's raw headers, and the answer piped
+ * onto Node's response, as the sidecar forwards, with no policy, input or metrics.
+ */
+function bareProxy(pool: Pool): Hono<{ Bindings: HttpBindings }> {
+  return new Hono<{ Bindings: HttpBindings }>().all('*', async (c) => {
+    const { incoming, outgoing } = c.env;
+    const headers: string[] = [];
+    for (let i = 0; i < incoming.rawHeaders.length; i += 2)
+      if (!HOP_BY_HOP.has((incoming.rawHeaders[i] as string).toLowerCase()))
+        headers.push(incoming.rawHeaders[i] as string, incoming.rawHeaders[i + 1] as string);
+    const response = await pool.request({
+      method: incoming.method as 'GET',
+      path: incoming.url ?? '/',
+      headers,
+      body: incoming.headers['content-length'] || incoming.headers['transfer-encoding'] ? incoming : null,
+    });
+    const out: OutgoingHttpHeaders = {};
+    for (const [name, value] of Object.entries(response.headers))
+      if (!HOP_BY_HOP.has(name)) out[name] = value;
+    outgoing.writeHead(response.statusCode, out);
+    response.body.pipe(outgoing);
+    return RESPONSE_ALREADY_SENT;
+  });
+}
+
+/** The textbook version, through web `Request`/`Response` objects: what the floor saves. */
+function naiveProxy(pool: Pool): Hono {
+  return new Hono().all('*', async (c) => {
+    const url = new URL(c.req.url);
+    const response = await pool.request({
+      method: c.req.method as 'GET',
+      path: url.pathname + url.search,
+      headers: Object.fromEntries(c.req.raw.headers),
+      body: c.req.raw.body as never,
+    });
+    return new Response(response.body as never, {
+      status: response.statusCode,
+      headers: response.headers as Record<string, string>,
+    });
+  });
+}
+
+interface Server {
+  readonly child: ChildProcess;
+  readonly host: string;
+  cpuMicros(): Promise<number>;
+}
+
+function startChild(role: string, target?: string, execArgv: string[] = []): Promise<Server> {
+  const args = [`--role=${role}`];
   if (target) args.push(`--target=${target}`);
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = fork(fileURLToPath(import.meta.url), args, {
+    execArgv: ['--import', 'tsx', ...execArgv],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const cpuMicros = () =>
+    new Promise<number>((resolve) => {
+      child.once('message', (m) => resolve((m as { cpuMicros: number }).cpuMicros));
+      child.send('cpu');
+    });
   return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const line = out.split('\n').find((l) => l.startsWith(PORT_LINE));
-      if (line) resolve({ child, host: `127.0.0.1:${line.slice(PORT_LINE.length).trim()}` });
+    child.once('message', (m) => {
+      resolve({ child, host: `127.0.0.1:${(m as { port: number }).port}`, cpuMicros });
     });
     child.once('exit', (code) => reject(new Error(`${role} exited with ${code}`)));
   });
@@ -97,6 +164,8 @@ interface Measure {
   readonly rps: number;
   readonly p50: number;
   readonly p99: number;
+  /** CPU time of the serving process per request, µs. */
+  readonly cpu: number;
   readonly errors: number;
 }
 
@@ -106,110 +175,183 @@ function percentile(sorted: Float64Array, p: number): number {
     : (sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] as number);
 }
 
-function summarise(latencies: number[], seconds: number, errors: number): Measure {
+const median = (xs: readonly number[]): number => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+};
+
+/** The round's measure of a target (present by construction). */
+function nth(measures: readonly Measure[] | undefined, round: number): Measure {
+  const m = measures?.[round];
+  if (!m) throw new Error(`no measure for round ${round}`);
+  return m;
+}
+
+const HEADERS = { miausergroups: 'reader', miauserid: 'user-3' };
+
+/** Runs `load` while measuring the server's CPU time; returns the load's latencies. */
+async function measured(
+  server: Server,
+  seconds: number,
+  load: (record: (ms: number) => void, fail: () => void) => Promise<void>,
+): Promise<Measure> {
+  const latencies: number[] = [];
+  let errors = 0;
+  const cpuBefore = await server.cpuMicros();
+  await load(
+    (ms) => latencies.push(ms),
+    () => errors++,
+  );
+  const cpu = (await server.cpuMicros()) - cpuBefore;
   const sorted = Float64Array.from(latencies).sort();
   return {
     rps: latencies.length / seconds,
     p50: percentile(sorted, 0.5),
     p99: percentile(sorted, 0.99),
+    cpu: cpu / Math.max(1, latencies.length + errors),
     errors,
   };
 }
 
-const HEADERS = { miausergroups: 'reader', miauserid: 'user-3' };
+/** One request; its latency is recorded when it answers 200. */
+async function once(pool: Pool, path: string, record: (ms: number) => void, fail: () => void) {
+  const started = performance.now();
+  const response = await pool.request({ method: 'GET', path, headers: HEADERS });
+  await response.body.dump();
+  if (response.statusCode === 200) record(performance.now() - started);
+  else fail();
+}
 
 /** Closed loop: `connections` requests always in flight for `seconds`. */
-async function maxRate(host: string, path: string, seconds: number, connections: number): Promise<Measure> {
-  const pool = new Pool(`http://${host}`, { connections });
-  const latencies: number[] = [];
-  let errors = 0;
-  const end = performance.now() + seconds * 1000;
-  const worker = async () => {
-    while (performance.now() < end) {
-      const started = performance.now();
-      const response = await pool.request({ method: 'GET', path, headers: HEADERS });
-      await response.body.dump();
-      if (response.statusCode === 200) latencies.push(performance.now() - started);
-      else errors++;
-    }
-  };
-  await Promise.all(Array.from({ length: connections }, worker));
-  await pool.close();
-  return summarise(latencies, seconds, errors);
+function maxRate(server: Server, path: string, seconds: number, connections: number): Promise<Measure> {
+  return measured(server, seconds, async (record, fail) => {
+    const pool = new Pool(`http://${server.host}`, { connections });
+    const end = performance.now() + seconds * 1000;
+    const worker = async () => {
+      while (performance.now() < end) await once(pool, path, record, fail);
+    };
+    await Promise.all(Array.from({ length: connections }, worker));
+    await pool.close();
+  });
 }
 
 /** Open loop: `rate` requests/s, each timed from its send. */
-async function fixedRate(host: string, path: string, seconds: number, rate: number): Promise<Measure> {
-  const pool = new Pool(`http://${host}`, { connections: 256 });
-  const latencies: number[] = [];
-  let errors = 0;
-  const total = Math.floor(rate * seconds);
-  const start = performance.now();
-  const inFlight: Promise<void>[] = [];
-  let sent = 0;
-  while (sent < total) {
-    const due = Math.min(total, Math.floor(((performance.now() - start) / 1000) * rate));
-    for (; sent < due; sent++) {
-      const started = performance.now();
-      inFlight.push(
-        pool.request({ method: 'GET', path, headers: HEADERS }).then(async (response) => {
-          await response.body.dump();
-          if (response.statusCode === 200) latencies.push(performance.now() - started);
-          else errors++;
-        }),
-      );
+function fixedRate(server: Server, path: string, seconds: number, rate: number): Promise<Measure> {
+  return measured(server, seconds, async (record, fail) => {
+    const pool = new Pool(`http://${server.host}`, { connections: 256 });
+    const total = Math.floor(rate * seconds);
+    const start = performance.now();
+    const inFlight: Promise<void>[] = [];
+    let sent = 0;
+    while (sent < total) {
+      const due = Math.min(total, Math.floor(((performance.now() - start) / 1000) * rate));
+      for (; sent < due; sent++) inFlight.push(once(pool, path, record, fail));
+      // A 1 ms tick, not a busy loop: the load generator shares the cores with the servers.
+      await new Promise((r) => setTimeout(r, 1));
     }
-    // A 1 ms tick, not a busy loop: the load generator shares the two cores with the servers.
-    await new Promise((r) => setTimeout(r, 1));
-  }
-  await Promise.all(inFlight);
-  await pool.close();
-  return summarise(latencies, seconds, errors);
+    await Promise.all(inFlight);
+    await pool.close();
+  });
+}
+
+interface Target {
+  readonly key: string;
+  readonly name: string;
+  readonly server: Server;
+  readonly path: string;
 }
 
 async function main(): Promise<void> {
   const seconds = Number(values.seconds);
+  const rounds = Number(values.rounds);
   const connections = Number(values.connections);
   const upstream = await startChild('upstream');
   const bare = await startChild('bare', upstream.host);
-  const sidecar = await startChild('sidecar', upstream.host);
-  const children = [upstream, bare, sidecar];
+  const naive = await startChild('naive', upstream.host);
+  const profile = values.profile ? ['--cpu-prof', `--cpu-prof-dir=${values.profile}`] : [];
+  const sidecar = await startChild('sidecar', upstream.host, profile);
+  const servers = [upstream, bare, naive, sidecar];
+  const all: Target[] = [
+    { key: 'direct', name: 'upstream direct', server: upstream, path: '/hello' },
+    { key: 'floor', name: 'bare Hono + undici proxy (the floor)', server: bare, path: '/hello' },
+    { key: 'allow', name: 'sidecar, allow by group', server: sidecar, path: '/hello' },
+    { key: 'rows', name: 'sidecar, row filter', server: sidecar, path: '/rows' },
+    { key: 'response', name: 'sidecar, response filter (100 records)', server: sidecar, path: '/items' },
+    { key: 'naive', name: 'naive Hono proxy (web Request/Response)', server: naive, path: '/hello' },
+  ];
+  const only = values.only?.split(',');
+  const targets = all.filter((t) => !only || only.includes(t.key));
+  const index = (key: string) => targets.findIndex((t) => t.key === key);
+  const [direct, floor, allow] = [index('direct'), index('floor'), index('allow')];
   try {
-    const rows: [string, Measure][] = [];
-    const run = async (name: string, host: string, path: string) => {
-      await maxRate(host, path, Math.min(1, seconds), connections); // warm-up (JIT, pools)
-      const m = await maxRate(host, path, seconds, connections);
-      rows.push([name, m]);
-      return m;
-    };
-    await run('upstream direct', upstream.host, '/hello');
-    const floor = await run('bare Hono + undici proxy', bare.host, '/hello');
-    const allow = await run('sidecar, allow by group', sidecar.host, '/hello');
-    await run('sidecar, row filter', sidecar.host, '/rows');
-    await run('sidecar, response filter (100 records)', sidecar.host, '/items');
-    const half = values.rate ? Number(values.rate) : allow.rps / 2;
-    const sidecarAtHalf = await fixedRate(sidecar.host, '/hello', seconds, half);
-    const directAtHalf = await fixedRate(upstream.host, '/hello', seconds, half);
+    for (const t of targets) await maxRate(t.server, t.path, 1, connections); // warm-up (JIT, pools)
+    const closed = targets.map(() => [] as Measure[]);
+    for (let r = 0; r < rounds; r++)
+      for (const [i, t] of targets.entries())
+        closed[i]?.push(await maxRate(t.server, t.path, seconds, connections));
+    const med = (i: number, key: keyof Measure) => median((closed[i] ?? []).map((m) => m[key]));
+    // Same-round ratios, then their median.
+    const ratio = (key: 'rps' | 'cpu', a: number, b: number) =>
+      median((closed[a] ?? []).map((m, r) => m[key] / nth(closed[b], r)[key]));
 
     const f = (n: number) => n.toFixed(2);
-    console.log(`\n${seconds} s per run, ${connections} connections, Node ${process.version}\n`);
-    console.log('| Target | requests/s | p50 ms | p99 ms | non-200 |');
-    console.log('| --- | ---: | ---: | ---: | ---: |');
-    for (const [name, m] of rows)
-      console.log(`| ${name} | ${Math.round(m.rps)} | ${f(m.p50)} | ${f(m.p99)} | ${m.errors} |`);
     console.log(
-      `\nAt ${Math.round(half)} requests/s${values.rate ? '' : " (half the sidecar's maximum)"}: sidecar p99 ${f(sidecarAtHalf.p99)} ms, upstream direct p99 ${f(directAtHalf.p99)} ms, added p99 ${f(sidecarAtHalf.p99 - directAtHalf.p99)} ms (target ≤ 1 ms)`,
+      `\nNode ${process.version}, ${rounds} interleaved rounds of ${seconds} s, ${connections} connections; medians\n`,
+    );
+    console.log('| Target | requests/s | p50 ms | p99 ms | CPU µs/request | non-200 |');
+    console.log('| --- | ---: | ---: | ---: | ---: | ---: |');
+    for (const [i, t] of targets.entries())
+      console.log(
+        `| ${t.name} | ${Math.round(med(i, 'rps'))} | ${f(med(i, 'p50'))} | ${f(med(i, 'p99'))} | ${Math.round(med(i, 'cpu'))} | ${med(i, 'errors')} |`,
+      );
+    if (floor >= 0 && allow >= 0)
+      console.log(
+        `\nSidecar (allow) / bare proxy: requests/s ${f(ratio('rps', allow, floor))} (target ≥ 0.7), CPU per request ${f(ratio('cpu', allow, floor))}`,
+      );
+    if (direct < 0 || floor < 0 || allow < 0) return;
+
+    const half = med(floor, 'rps') / 2;
+    const openTargets = [direct, floor, allow];
+    const open = openTargets.map(() => [] as Measure[]);
+    for (let r = 0; r < rounds; r++)
+      for (const [j, i] of openTargets.entries()) {
+        const t = targets[i] as Target;
+        open[j]?.push(await fixedRate(t.server, t.path, seconds, half));
+      }
+    const openP99 = (j: number) => median((open[j] ?? []).map((m) => m.p99));
+    const added = (j: number) => median((open[j] ?? []).map((m, r) => m.p99 - nth(open[0], r).p99));
+    console.log(
+      `Open loop at ${Math.round(half)} requests/s (half the bare proxy's maximum): p99 upstream direct ${f(openP99(0))} ms, bare proxy ${f(openP99(1))} ms, sidecar (allow) ${f(openP99(2))} ms`,
     );
     console.log(
-      `Sidecar (allow) / bare proxy requests/s: ${(allow.rps / floor.rps).toFixed(2)} (target ≥ 0.7)`,
+      `Added p99 over the upstream direct: bare proxy ${f(added(1))} ms, sidecar (allow) ${f(added(2))} ms (target ≤ 1 ms)`,
+    );
+
+    // One request at a time: the latency each hop adds without any queueing of ours.
+    const single = openTargets.map(() => [] as Measure[]);
+    for (let r = 0; r < rounds; r++)
+      for (const [j, i] of openTargets.entries()) {
+        const t = targets[i] as Target;
+        single[j]?.push(await maxRate(t.server, t.path, seconds, 1));
+      }
+    const one = (j: number, key: 'p50' | 'p99') =>
+      median((single[j] ?? []).map((m, r) => m[key] - nth(single[0], r)[key]));
+    console.log(
+      `One connection, added over the upstream direct: bare proxy p50 ${f(one(1, 'p50'))} ms p99 ${f(one(1, 'p99'))} ms, sidecar (allow) p50 ${f(one(2, 'p50'))} ms p99 ${f(one(2, 'p99'))} ms`,
     );
   } finally {
-    for (const c of children) c.child.kill('SIGKILL');
+    // SIGTERM lets a profiled child write its profile; the others stop the same way.
+    for (const s of servers) s.child.kill('SIGTERM');
   }
 }
 
 if (values.role) {
-  serveRole(values.role).then((port) => process.stdout.write(`${PORT_LINE}${port}\n`));
+  serveRole(values.role).then((port) => process.send?.({ port }));
+  // --cpu-prof writes on a normal exit only.
+  process.once('SIGTERM', () => process.exit(0));
 } else {
   await main();
 }

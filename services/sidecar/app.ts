@@ -2,17 +2,19 @@
  * The sidecar's HTTP app: status routes, then every other request matched against the
  * permissions, evaluated, and forwarded (or, standalone, answered with the decision).
  */
-import { Readable } from 'node:stream';
 import type { HttpBindings } from '@hono/node-server';
+import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { Hono } from 'hono';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
+import { bindingRoutes } from './binding-routes.ts';
+import type { BindingsCrud } from './bindings-crud.ts';
 import type { SidecarConfig } from './config.ts';
 import { GENERIC_MESSAGE, NO_ROUTE_MESSAGE, rondError } from './errors.ts';
 import { type Allowed, evaluateRequest } from './evaluate.ts';
 import type { SidecarMetrics } from './metrics.ts';
 import type { PolicySet } from './policies.ts';
-import { responseHeaders, type Upstream, UpstreamError } from './proxy.ts';
+import { relay, type Upstream, UpstreamError } from './proxy.ts';
 import { hasBody } from './request-body.ts';
 import { filterResponse } from './response-filter.ts';
 import type { RouteTable } from './router.ts';
@@ -27,7 +29,10 @@ export interface SidecarDeps {
   readonly upstream: Upstream | undefined;
   readonly users: UserStore | undefined;
   readonly metrics: SidecarMetrics;
-  readonly registry: Registry;
+  /** Undefined with `EXPOSE_METRICS=false`. */
+  readonly registry: Registry | undefined;
+  /** Standalone `grant`/`revoke` routes, when `BINDINGS_CRUD_SERVICE_URL` is set. */
+  readonly bindingsCrud?: BindingsCrud | undefined;
   readonly logger: Logger;
   readonly name: string;
   readonly version: string;
@@ -40,7 +45,17 @@ export function createSidecarApp(deps: SidecarDeps): Hono<Env> {
   const { logger } = deps;
   const app = new Hono<Env>();
   app.route('/', statusRoutes(deps));
-  app.all('*', (c) => handle(deps, c.env.incoming, logger));
+  if (deps.config.STANDALONE && deps.bindingsCrud)
+    app.route(
+      '/',
+      bindingRoutes({
+        crud: deps.bindingsCrud,
+        headersToProxy: deps.config.ADDITIONAL_HEADERS_TO_PROXY.split(',').filter((h) => h !== ''),
+        maxBodyBytes: deps.config.MAX_REQUEST_BODY_BYTES,
+        logger,
+      }),
+    );
+  app.all('*', (c) => handle(deps, c.env, logger));
   app.onError((err) => {
     logger.error({ err }, 'unexpected error');
     return rondError(500, 'unexpected error', GENERIC_MESSAGE);
@@ -48,8 +63,9 @@ export function createSidecarApp(deps: SidecarDeps): Hono<Env> {
   return app;
 }
 
-async function handle(deps: SidecarDeps, incoming: HttpBindings['incoming'], log: Logger): Promise<Response> {
+async function handle(deps: SidecarDeps, node: HttpBindings, log: Logger): Promise<Response> {
   const { config } = deps;
+  const { incoming } = node;
   const rawUrl = incoming.url ?? '/';
   const url = new URL(rawUrl, 'http://sidecar');
   const method = (incoming.method ?? 'GET').toUpperCase();
@@ -71,7 +87,7 @@ async function handle(deps: SidecarDeps, incoming: HttpBindings['incoming'], log
   const isDocumentation =
     !config.STANDALONE && method === 'GET' && url.pathname === config.TARGET_SERVICE_OAS_PATH;
   if (isDocumentation && !match?.config.requestFlow.policyName)
-    return forward(deps, incoming, undefined, undefined, log);
+    return forward(deps, node, undefined, undefined, log);
   if (!match || match.config.requestFlow.policyName === '') {
     log.info({ method, path: url.pathname, result: 'no route' }, 'policy decision');
     return rondError(403, '', NO_ROUTE_MESSAGE);
@@ -80,12 +96,12 @@ async function handle(deps: SidecarDeps, incoming: HttpBindings['incoming'], log
   const evaluation = await evaluateRequest(deps, match, incoming, url, log);
   if (evaluation instanceof Response) return evaluation;
   if (config.STANDALONE) return new Response(null, { status: 200, headers: evaluation.setHeaders });
-  return forward(deps, incoming, evaluation, match.config.responseFlow.policyName, log);
+  return forward(deps, node, evaluation, match.config.responseFlow.policyName, log);
 }
 
 async function forward(
   deps: SidecarDeps,
-  incoming: HttpBindings['incoming'],
+  { incoming, outgoing }: HttpBindings,
   allowed: Allowed | undefined,
   responsePolicy: string | undefined,
   log: Logger,
@@ -105,7 +121,7 @@ async function forward(
     });
   } catch (err) {
     if (!(err instanceof UpstreamError)) throw err;
-    log.error({ err: { message: err.message } }, 'upstream failed');
+    log.error({ err: { message: err.message, reason: err.reason } }, 'upstream failed');
     deps.metrics.upstreamDuration.observe(
       { status: String(err.status) },
       (performance.now() - started) / 1000,
@@ -119,15 +135,8 @@ async function forward(
   if (responsePolicy && allowed && response.status >= 200 && response.status < 300)
     return filterResponse(response, responsePolicy, allowed.parts, deps, log);
   const noBody = incoming.method === 'HEAD' || response.status === 204 || response.status === 304;
-  // Drained, not destroyed: a destroyed undici body emits an error nobody listens to.
-  if (noBody) await response.body.dump();
-  return new Response(
-    noBody ? null : (Readable.toWeb(response.body as unknown as Readable) as ReadableStream),
-    {
-      status: response.status,
-      headers: responseHeaders(response.headers),
-    },
-  );
+  relay(response, outgoing, !noBody);
+  return RESPONSE_ALREADY_SENT;
 }
 
 function notFound(): Response {

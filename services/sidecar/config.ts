@@ -25,9 +25,17 @@ const schema = z
     USER_PROPERTIES_HEADER_KEY: z.string().trim().min(1).default('miauserproperties'),
     CLIENT_TYPE_HEADER_KEY: z.string().trim().min(1).default('client-type'),
     MONGODB_URL: optional,
+    /** Rönd's: idle MongoDB connections are closed after this many ms. */
+    MONGODB_CONNECTION_MAX_IDLE_TIME_MS: envInteger(0, 3_600_000).default(1000),
     ROLES_COLLECTION_NAME: optional,
     BINDINGS_COLLECTION_NAME: optional,
     DELAY_SHUTDOWN_SECONDS: envInteger(0, 3600).default(10),
+    /** Rönd: `/-/rond/metrics` (and our `/-/rbac-metrics`) only when true. */
+    EXPOSE_METRICS: envBoolean().default(true),
+    /** Rönd's standalone `grant`/`revoke` routes write bindings through this CRUD service. */
+    BINDINGS_CRUD_SERVICE_URL: z.url({ protocol: /^https?$/, error: 'expected an http(s) URL' }).optional(),
+    /** Request headers passed on to the CRUD service (comma-separated), as Rönd. */
+    ADDITIONAL_HEADERS_TO_PROXY: z.string().trim().default('miauserid'),
     /** Request bodies read for `input.request.body` beyond this answer 413. */
     MAX_REQUEST_BODY_BYTES: envInteger(1, 1 << 30).default(10 * 1024 * 1024),
     /** Upstream answers slower than this (headers) answer 504. */

@@ -109,7 +109,7 @@ export async function evaluateRequest(
   const print = (line: string) => log.debug({ policy, print: line }, 'policy print');
   try {
     if (requestFlow.generateQuery) {
-      const query = policies.rowFilter(policy, input, print);
+      const query = await policies.rowFilter(policy, input, print);
       if (query === undefined) {
         decided('no rows');
         // Rönd: a JSON request gets an empty list, as if every row were filtered out.
@@ -119,7 +119,7 @@ export async function evaluateRequest(
       }
       const headerName = (requestFlow.queryOptions.headerName || ROW_FILTER_HEADER).toLowerCase();
       setHeaders[headerName] = JSON.stringify(query);
-    } else if (!policies.decide(policy, input, print).allowed) {
+    } else if (!(await policies.decide(policy, input, print)).allowed) {
       decided('denied');
       return rondError(403, POLICY_FAILED, NO_PERMISSIONS_MESSAGE);
     }

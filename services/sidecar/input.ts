@@ -15,13 +15,24 @@ export interface RondInput {
   user: InputUser;
 }
 
+/** Header names seen so far → canonical form; bounded, since clients choose the names. */
+const canonicalNames = new Map<string, string>();
+const MAX_CACHED_NAMES = 1024;
+
 /**
  * Go's canonical header key (`x-api-key` → `X-Api-Key`): Rönd hands policies Go's `http.Header`,
  * so policies written for it index headers that way.
  */
 export function canonicalHeaderKey(name: string): string {
-  if (!/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/.test(name)) return name;
-  return name.toLowerCase().replace(/(^|-)([a-z])/g, (_, dash: string, c: string) => dash + c.toUpperCase());
+  let canonical = canonicalNames.get(name);
+  if (canonical === undefined) {
+    canonical = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/.test(name)
+      ? name.toLowerCase().replace(/(^|-)([a-z])/g, (_, dash: string, c: string) => dash + c.toUpperCase())
+      : name;
+    if (canonicalNames.size >= MAX_CACHED_NAMES) canonicalNames.clear();
+    canonicalNames.set(name, canonical);
+  }
+  return canonical;
 }
 
 /**

@@ -8,27 +8,29 @@ export interface SidecarMetrics {
 
 const FAST_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5];
 
-export function sidecarMetrics(registry: Registry): SidecarMetrics {
+/** With no registry (`EXPOSE_METRICS=false`) the metrics are still counted, just not exposed. */
+export function sidecarMetrics(registry: Registry | undefined): SidecarMetrics {
+  const registers = registry ? [registry] : [];
   return {
     decisions: new Counter({
       name: 'rond_policy_decisions_total',
       help: 'Policy decisions by policy and result (allowed, denied, error)',
       labelNames: ['policy', 'result'],
-      registers: [registry],
+      registers,
     }),
     policyDuration: new Histogram({
       name: 'rond_policy_evaluation_duration_seconds',
       help: 'Policy evaluation duration',
       labelNames: ['policy'],
       buckets: FAST_BUCKETS,
-      registers: [registry],
+      registers,
     }),
     upstreamDuration: new Histogram({
       name: 'rond_upstream_duration_seconds',
       help: 'Time until the upstream answered with its headers',
       labelNames: ['status'],
       buckets: [...FAST_BUCKETS, 1, 2.5, 5, 10, 30],
-      registers: [registry],
+      registers,
     }),
   };
 }

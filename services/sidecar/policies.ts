@@ -5,7 +5,7 @@
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
-import { compile, type Policy, toJSON, toMongoQuery, type Value } from './rego/index.ts';
+import { compile, type HostBuiltin, type Policy, toJSON, toMongoQuery, type Value } from './rego/index.ts';
 
 /**
  * Rönd's `get_header(name, headers)` builtin: the first value of a header, matched without regard
@@ -20,9 +20,13 @@ const POLICIES_PACKAGE = /^\s*package\s+policies\s*$/m;
 export interface PolicySet {
   readonly files: readonly string[];
   /** `{allowed, value}`: `value` is what a response filter returns (the rule's first value). */
-  decide(policyName: string, input: unknown, print?: PrintHook): Decision;
+  decide(policyName: string, input: unknown, print?: PrintHook): Promise<Decision>;
   /** The MongoDB query under which the rows pass, or `undefined` when no row can. */
-  rowFilter(policyName: string, input: unknown, print?: PrintHook): Record<string, unknown> | undefined;
+  rowFilter(
+    policyName: string,
+    input: unknown,
+    print?: PrintHook,
+  ): Promise<Record<string, unknown> | undefined>;
 }
 
 /** Receives the lines of the policy's `print(...)` calls. */
@@ -32,8 +36,11 @@ export type Decision = { readonly allowed: false } | { readonly allowed: true; r
 
 const NOT_ALLOWED: Decision = { allowed: false };
 
-/** Every `.rego` file under `dir` (sorted, recursive), compiled together. */
-export async function loadPolicies(dir: string): Promise<PolicySet> {
+/**
+ * Every `.rego` file under `dir` (sorted, recursive), compiled together, with the host's
+ * `builtins` (Rönd's `find_one`/`find_many`) callable from them.
+ */
+export async function loadPolicies(dir: string, builtins: Record<string, HostBuiltin>): Promise<PolicySet> {
   const files = (await readdir(dir, { recursive: true })).filter((f) => f.endsWith('.rego')).sort();
   if (files.length === 0) throw new Error(`OPA_MODULES_DIRECTORY: no .rego file in ${dir}`);
   const modules: Record<string, string> = {};
@@ -41,7 +48,7 @@ export async function loadPolicies(dir: string): Promise<PolicySet> {
   if (Object.values(modules).some((source) => POLICIES_PACKAGE.test(source))) {
     modules[GET_HEADER_FILE] = GET_HEADER_MODULE;
   }
-  const policy = compile(modules);
+  const policy = compile(modules, { builtins });
   return policySet(
     policy,
     files.map((f) => relative('.', join(dir, f))),
@@ -51,13 +58,14 @@ export async function loadPolicies(dir: string): Promise<PolicySet> {
 function policySet(policy: Policy, files: readonly string[]): PolicySet {
   return {
     files,
-    decide(policyName, input, print) {
-      const [solution] = policy.eval(`result := ${ruleRef(policyName)}`, { input, print });
+    // The async forms run the lookups of find_one/find_many; without any they evaluate once.
+    async decide(policyName, input, print) {
+      const [solution] = await policy.evalAsync(`result := ${ruleRef(policyName)}`, { input, print });
       const result = solution?.get('result');
       return result === undefined ? NOT_ALLOWED : decision(result);
     },
-    rowFilter(policyName, input, print) {
-      const residual = policy.partial(ruleRef(policyName), { input, print });
+    async rowFilter(policyName, input, print) {
+      const residual = await policy.partialAsync(ruleRef(policyName), { input, print });
       return residual.queries.length === 0 ? undefined : toMongoQuery(residual);
     },
   };

@@ -43,7 +43,7 @@ export async function filterResponse(
   };
   try {
     const print = (line: string) => log.debug({ policy, print: line }, 'policy print');
-    const decision = deps.policies.decide(policy, buildInput(parts, body), print);
+    const decision = await deps.policies.decide(policy, buildInput(parts, body), print);
     if (!decision.allowed) {
       done('denied');
       return rondError(403, 'policy not allowed', NO_PERMISSIONS_MESSAGE);

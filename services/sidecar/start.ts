@@ -6,8 +6,10 @@ import pino, { type Logger } from 'pino';
 import { Registry } from 'prom-client';
 import { type RunningServer, readPackageInfo, serve } from '../kit/index.ts';
 import { createSidecarApp } from './app.ts';
+import { BindingsCrud } from './bindings-crud.ts';
 import type { SidecarConfig } from './config.ts';
 import { sidecarMetrics } from './metrics.ts';
+import { mongoBuiltins } from './mongo-builtins.ts';
 import {
   fetchPermissions,
   loadManualRoutes,
@@ -38,14 +40,16 @@ export interface Sidecar extends RunningServer {
 
 export async function startSidecar(config: SidecarConfig, options: StartOptions = {}): Promise<Sidecar> {
   const logger = options.logger ?? pino({ level: config.LOG_LEVEL });
-  const policies = await loadPolicies(config.OPA_MODULES_DIRECTORY);
   const fileRoutes: PermissionRoute[] = [];
   if (config.API_PERMISSIONS_FILE_PATH)
     fileRoutes.push(...(await loadPermissionsFile(config.API_PERMISSIONS_FILE_PATH)));
   if (config.MANUAL_ROUTES_FILE_PATH)
     fileRoutes.push(...(await loadManualRoutes(config.MANUAL_ROUTES_FILE_PATH)));
 
-  const mongo = config.MONGODB_URL ? new MongoClient(config.MONGODB_URL) : undefined;
+  const mongo = config.MONGODB_URL
+    ? new MongoClient(config.MONGODB_URL, { maxIdleTimeMS: config.MONGODB_CONNECTION_MAX_IDLE_TIME_MS })
+    : undefined;
+  const policies = await loadPolicies(config.OPA_MODULES_DIRECTORY, mongoBuiltins(mongo?.db(), logger));
   const users =
     mongo && config.ROLES_COLLECTION_NAME && config.BINDINGS_COLLECTION_NAME
       ? new UserStore(mongo.db(), config.ROLES_COLLECTION_NAME, config.BINDINGS_COLLECTION_NAME)
@@ -71,7 +75,7 @@ export async function startSidecar(config: SidecarConfig, options: StartOptions 
     if (!stopFetching.signal.aborted) logger.error({ err }, 'permissions could not be loaded');
   });
 
-  const registry = new Registry();
+  const registry = config.EXPOSE_METRICS ? new Registry() : undefined;
   const version =
     config.SERVICE_VERSION ?? readPackageInfo(fileURLToPath(new URL('.', import.meta.url))).version;
   const app = createSidecarApp({
@@ -82,6 +86,9 @@ export async function startSidecar(config: SidecarConfig, options: StartOptions 
     users,
     metrics: sidecarMetrics(registry),
     registry,
+    bindingsCrud: config.BINDINGS_CRUD_SERVICE_URL
+      ? new BindingsCrud(config.BINDINGS_CRUD_SERVICE_URL)
+      : undefined,
     logger,
     name: SERVICE_NAME,
     version,

@@ -8,4 +8,4 @@ createServer((req, res) => {
   ];
   res.writeHead(200, { 'content-type': 'application/json', 'x-acl-rows-seen': req.headers.acl_rows ?? '' });
   res.end(JSON.stringify(records));
-}).listen(3000, '127.0.0.1');
+}).listen(Number(process.env.PORT ?? 3000), '127.0.0.1');

@@ -3,63 +3,54 @@
  * (only `__STATE__: PUBLIC` documents), and readiness that depends on MongoDB answering.
  */
 import * as assert from 'node:assert/strict';
-import { MongoClient } from 'mongodb';
-import { type MongoFixture, startMongo } from '../../support/mongo.ts';
 import { test } from '../../support/suite.ts';
-import { type Running, startUpstream, startWith, type Upstream } from './harness.ts';
+import {
+  mongoEnv,
+  type OnMongo,
+  type Running,
+  startOnMongo,
+  startWith,
+  UNREACHABLE_MONGODB_URL,
+  type Upstream,
+} from './harness.ts';
 
-let mongo: MongoFixture;
-let client: MongoClient;
 let upstream: Upstream;
 let sidecar: Running;
+let setup: OnMongo;
 
 test.before(async () => {
-  mongo = await startMongo();
-  client = new MongoClient(mongo.url);
-  const db = client.db(mongo.database);
-  await db.collection('bindings').insertMany([
-    { bindingId: 'b1', subjects: ['alice'], roles: ['reader'], __STATE__: 'PUBLIC' },
-    { bindingId: 'b2', groups: ['sales'], roles: ['reader'], __STATE__: 'PUBLIC' },
-    { bindingId: 'b3', subjects: ['carol'], roles: ['reader'], __STATE__: 'DRAFT' },
-    { bindingId: 'b4', subjects: ['dave'], roles: ['writer'], __STATE__: 'PUBLIC' },
-    { bindingId: 'b5', subjects: ['erin'], roles: ['hidden-reader'], __STATE__: 'PUBLIC' },
-    {
-      bindingId: 'b6',
-      subjects: ['frank'],
-      roles: ['reader'],
-      resource: { resourceType: 'project', resourceId: 'p1' },
-      __STATE__: 'PUBLIC',
-    },
-    {
-      bindingId: 'b7',
-      subjects: ['gina'],
-      permissions: ['orders.read'],
-      resource: { resourceType: 'project', resourceId: 'p2' },
-      __STATE__: 'PUBLIC',
-    },
-  ]);
-  await db.collection('roles').insertMany([
-    { roleId: 'reader', name: 'Reader', permissions: ['orders.read'], __STATE__: 'PUBLIC' },
-    { roleId: 'writer', name: 'Writer', permissions: ['orders.write'], __STATE__: 'PUBLIC' },
-    { roleId: 'hidden-reader', name: 'Hidden', permissions: ['orders.read'], __STATE__: 'TRASH' },
-  ]);
-  const url = new URL(mongo.url);
-  url.pathname = `/${mongo.database}`;
-  upstream = await startUpstream();
-  sidecar = await startWith({
-    TARGET_SERVICE_HOST: upstream.host,
-    MONGODB_URL: url.toString(),
-    ROLES_COLLECTION_NAME: 'roles',
-    BINDINGS_COLLECTION_NAME: 'bindings',
+  setup = await startOnMongo({
+    bindings: [
+      { bindingId: 'b1', subjects: ['alice'], roles: ['reader'], __STATE__: 'PUBLIC' },
+      { bindingId: 'b2', groups: ['sales'], roles: ['reader'], __STATE__: 'PUBLIC' },
+      { bindingId: 'b3', subjects: ['carol'], roles: ['reader'], __STATE__: 'DRAFT' },
+      { bindingId: 'b4', subjects: ['dave'], roles: ['writer'], __STATE__: 'PUBLIC' },
+      { bindingId: 'b5', subjects: ['erin'], roles: ['hidden-reader'], __STATE__: 'PUBLIC' },
+      {
+        bindingId: 'b6',
+        subjects: ['frank'],
+        roles: ['reader'],
+        resource: { resourceType: 'project', resourceId: 'p1' },
+        __STATE__: 'PUBLIC',
+      },
+      {
+        bindingId: 'b7',
+        subjects: ['gina'],
+        permissions: ['orders.read'],
+        resource: { resourceType: 'project', resourceId: 'p2' },
+        __STATE__: 'PUBLIC',
+      },
+    ],
+    roles: [
+      { roleId: 'reader', name: 'Reader', permissions: ['orders.read'], __STATE__: 'PUBLIC' },
+      { roleId: 'writer', name: 'Writer', permissions: ['orders.write'], __STATE__: 'PUBLIC' },
+      { roleId: 'hidden-reader', name: 'Hidden', permissions: ['orders.read'], __STATE__: 'TRASH' },
+    ],
   });
+  ({ upstream, sidecar } = setup);
 });
 
-test.after(async () => {
-  await sidecar?.close();
-  await upstream?.close();
-  await client?.close();
-  await mongo?.stop();
-});
+test.after(() => setup?.close());
 
 const status = async (headers: Record<string, string>) =>
   (await fetch(`${sidecar.base}/bound`, { headers })).status;
@@ -99,12 +90,7 @@ test('ready while MongoDB answers', async () => {
 
 // Rönd handler_test "fails when bindings cannot be retrieved": 500; readiness follows MongoDB.
 test('MongoDB unreachable: 500 failed to get input user, and not ready', async () => {
-  const dead = await startWith({
-    TARGET_SERVICE_HOST: upstream.host,
-    MONGODB_URL: 'mongodb://127.0.0.1:1/rbac?serverSelectionTimeoutMS=200&connectTimeoutMS=200',
-    ROLES_COLLECTION_NAME: 'roles',
-    BINDINGS_COLLECTION_NAME: 'bindings',
-  });
+  const dead = await startWith({ TARGET_SERVICE_HOST: upstream.host, ...mongoEnv(UNREACHABLE_MONGODB_URL) });
   try {
     const before = upstream.received.length;
     const response = await fetch(`${dead.base}/bound`, { headers: { miauserid: 'alice' } });

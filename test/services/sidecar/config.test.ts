@@ -41,6 +41,16 @@ test('missing or bad variables: exit code 1 and a line naming each', async () =>
     (await runFails({ OPA_MODULES_DIRECTORY: '/x', STANDALONE: 'maybe' })).join('\n'),
     /STANDALONE/,
   );
+  const bad = (
+    await runFails({
+      OPA_MODULES_DIRECTORY: '/x',
+      STANDALONE: 'true',
+      BINDINGS_CRUD_SERVICE_URL: 'ftp://crud/bindings',
+      EXPOSE_METRICS: 'sometimes',
+    })
+  ).join('\n');
+  assert.match(bad, /BINDINGS_CRUD_SERVICE_URL: expected an http\(s\) URL/);
+  assert.match(bad, /EXPOSE_METRICS/);
 });
 
 test('the manual routes file is published as JSON Schema', () => {
@@ -226,10 +236,42 @@ test('STANDALONE=true: /eval routes answer the decision and the row filter heade
       $or: [{ $and: [{ owner: { $eq: 'u5' } }] }],
     });
     assert.equal((await fetch(`${sidecar.base}/eval/unknown`)).status, 403);
+    // Rönd opamiddleware_test "injects correct path removing prefix" / "... removing only one
+    // prefix": the route is the path without one prefix; the policy sees the whole path.
+    const composed = await fetch(`${sidecar.base}/eval/composed/permission/`, {
+      headers: { miausergroups: 'admin' },
+    });
+    assert.equal(composed.status, 200);
+    assert.equal((await fetch(`${sidecar.base}/eval/eval/composed/permission/`)).status, 200);
     assert.equal((await fetch(`${sidecar.base}/admin`)).status, 404);
     assert.equal((await fetch(`${sidecar.base}/-/rbac-healthz`)).status, 200);
   } finally {
     await sidecar.close();
+  }
+});
+
+// Rönd main_test TestSetupRouterMetrics "metrics API exposed correctly", and EXPOSE_METRICS=false
+// (Rönd registers no metrics route then).
+test('EXPOSE_METRICS: metrics at /-/rond/metrics by default, no metrics route when false', async () => {
+  const shown = await startWith({ STANDALONE: 'true' });
+  const hidden = await startWith({ STANDALONE: 'true', EXPOSE_METRICS: 'false' });
+  try {
+    await fetch(`${shown.base}/eval/admin`, { headers: { miausergroups: 'admin' } });
+    const metrics = await fetch(`${shown.base}/-/rond/metrics`);
+    assert.equal(metrics.status, 200);
+    assert.match(
+      await metrics.text(),
+      /rond_policy_evaluation_duration_seconds_bucket\{[^}]*policy="allow_admins"/,
+    );
+    for (const path of ['/-/rond/metrics', '/-/rbac-metrics'])
+      assert.equal((await fetch(`${hidden.base}${path}`)).status, 404, path);
+    assert.equal(
+      (await fetch(`${hidden.base}/eval/admin`, { headers: { miausergroups: 'admin' } })).status,
+      200,
+    );
+  } finally {
+    await shown.close();
+    await hidden.close();
   }
 });
 

@@ -58,6 +58,19 @@ test('row filter operators $gt $lte $ne $gte $lt $in, nested fields, custom head
   });
 });
 
+// Rönd handler_test "sends filter query": the header is set (replaced), never appended.
+// Rönd handler_test "sends filter query with $in" "as single item", byte for byte. (Its "as array"
+// case, `["x"] in row.field` → `{"$in":["x"]}`, differs: the engine writes `{"$in":[["x"]]}`, the
+// Rego meaning; the translator is rego/mongo.ts, see the README.)
+test('row filter `value in row.field` (an array field holding the value): $in with the value', async () => {
+  assert.equal((await call('/rows/member-id')).status, 200);
+  assert.equal(last()?.headers.rowfilterquery, '{"$or":[{"$and":[{"membership":{"$in":[321]}}]}]}');
+  assert.equal((await call('/rows/member-of')).status, 200);
+  assert.deepEqual(JSON.parse(String(last()?.headers.rowfilterquery)).$or[1], {
+    $and: [{ salary: { $gt: 0 } }],
+  });
+});
+
 test('a caller cannot smuggle its own row-filter header', async () => {
   await call('/rows', { miauserid: 'u1', acl_rows: '{"$or":[{}]}' });
   assert.deepEqual(JSON.parse(String(last()?.headers.acl_rows)), {
@@ -81,12 +94,14 @@ test('no row can pass: JSON requests get 200 [] without calling upstream; others
   assert.equal(upstream.received.length, before);
 });
 
+// Rönd opa_translator_test "operator not supported": Rönd answers 403; ours 500 (issue 16).
 test('a row filter the translator cannot express (negation) is an evaluation error: 500', async () => {
   const r = await call('/rows/not');
   assert.equal(r.status, 500);
   assert.equal(JSON.parse(r.text).error, 'policy evaluation failed');
 });
 
+// Rönd handler_test "sends filter query" with x-permission resourceFilter.rowFilter.headerKey.
 test('legacy x-permission rowFilter.headerKey and default header; manual route headerName', async () => {
   assert.equal((await call('/legacy', { miausergroups: 'admin' })).status, 200);
   // allow_admins has no data.resources: an unconditional query
@@ -122,6 +137,7 @@ test('response filter over an array: a field removed from each record', async ()
   ]);
 });
 
+// Rönd main_test "200 - with correct body filtered returned" (a filter over an object body).
 test('response filter over an object, with the user in the input', async () => {
   const r = await call('/summary', { miauserid: 'u9', 'x-test-respond': 'json:{"items":[1,2,3]}' });
   assert.equal(r.status, 200);

@@ -6,8 +6,10 @@
 import { createServer, type IncomingHttpHeaders, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { type Db, type Document, MongoClient } from 'mongodb';
 import pino, { type Logger } from 'pino';
 import { readConfig, type Sidecar, startSidecar } from '../../../services/sidecar/index.ts';
+import { startMongo } from '../../support/mongo.ts';
 
 export const FIXTURES = fileURLToPath(new URL('./fixtures/', import.meta.url));
 
@@ -135,4 +137,54 @@ export function rawRequest(base: string, path: string, headers: Record<string, s
 /** A JSON object answer, for reading its members in assertions. */
 export async function jsonOf(response: Response): Promise<Record<string, unknown>> {
   return (await response.json()) as Record<string, unknown>;
+}
+
+/** The MongoDB variables of the sidecar (Rönd's RBAC collections `roles` and `bindings`). */
+export function mongoEnv(url: string): Record<string, string> {
+  return { MONGODB_URL: url, ROLES_COLLECTION_NAME: 'roles', BINDINGS_COLLECTION_NAME: 'bindings' };
+}
+
+/** A MongoDB nobody listens on, given up on quickly. */
+export const UNREACHABLE_MONGODB_URL =
+  'mongodb://127.0.0.1:1/rbac?serverSelectionTimeoutMS=200&connectTimeoutMS=200';
+
+export interface OnMongo {
+  readonly db: Db;
+  readonly upstream: Upstream;
+  readonly sidecar: Running;
+  close(): Promise<void>;
+}
+
+/**
+ * A MongoDB database (stand-in) holding `seed` (collection → documents), a recording upstream and
+ * the sidecar in front of it on that database; `env` may add or override variables.
+ */
+export async function startOnMongo(
+  seed: Record<string, Document[]>,
+  env: (db: Db) => Promise<Record<string, string | undefined>> = async () => ({}),
+): Promise<OnMongo> {
+  const mongo = await startMongo();
+  const client = new MongoClient(mongo.url);
+  const db = client.db(mongo.database);
+  for (const [collection, documents] of Object.entries(seed))
+    await db.collection(collection).insertMany(documents);
+  const url = new URL(mongo.url);
+  url.pathname = `/${mongo.database}`;
+  const upstream = await startUpstream();
+  const sidecar = await startWith({
+    TARGET_SERVICE_HOST: upstream.host,
+    ...mongoEnv(url.toString()),
+    ...(await env(db)),
+  });
+  return {
+    db,
+    upstream,
+    sidecar,
+    close: async () => {
+      await sidecar.close();
+      await upstream.close();
+      await client.close();
+      await mongo.stop();
+    },
+  };
 }

@@ -57,6 +57,9 @@ test('no matching route, or a route without policy: 403 with the spec body, upst
   }
   const wrongMethod = await call('/open', { method: 'POST' });
   assert.equal(wrongMethod.status, 403);
+  // Rönd main_test "x-permissions is empty": an empty x-permission is no policy, not forwarded
+  const empty = await call('/empty-permission', { method: 'POST', body: '{}' });
+  assert.equal(empty.text, NO_ROUTE);
   assert.equal(upstream.received.length, before);
 });
 
@@ -69,6 +72,7 @@ test('denied by the policy: 403 with the byte-exact body, upstream not called', 
   assert.equal(upstream.received.length, before);
 });
 
+// Ours (issue 16): Rönd handler_test "filter query return not allow" answers such errors 403.
 test('an evaluation error answers 500 JSON and is not forwarded', async () => {
   const before = upstream.received.length;
   const r = await call('/crash');
@@ -105,6 +109,7 @@ test('get_header builtin: any case, absent header denied', async () => {
   assert.equal((await call('/keys')).status, 403);
 });
 
+// Rönd handler_test TestPolicyEvaluation "policy on request header works correctly" / "without get_header".
 test('input.request.headers uses Go canonical names with arrays of values', async () => {
   assert.equal((await call('/team', { headers: { 'x-team': 'blue' } })).status, 200);
   assert.equal((await call('/team', { headers: { 'x-team': 'red' } })).status, 403);
@@ -159,6 +164,7 @@ test('JSON request body in the input and forwarded unchanged; bad JSON body 500'
   );
 });
 
+// Rönd sdk/rondinput/http input_test (query as url.Values) and CLIENT_TYPE_HEADER_KEY in handler_test.
 test('query values as arrays; client type from client-type', async () => {
   assert.equal((await call('/tenants?tenant=x&tenant=acme')).status, 200);
   assert.equal((await call('/tenants?tenant=x')).status, 403);
@@ -195,11 +201,13 @@ test('escaped slash in a parameter matches one segment and is forwarded as recei
   assert.equal(lastReceived()?.url, '/orders/a%2Fb');
 });
 
+// Ours: Rönd compiles only the first .rego file it finds (core/opaevaluator_test loads one module).
 test('a second policy file in Rego v1 syntax, with get_header, next to the v0 one', async () => {
   assert.equal((await call('/v1', { headers: { 'x-version': '1' } })).status, 200);
   assert.equal((await call('/v1', { headers: { 'x-version': '2' } })).status, 403);
 });
 
+// Ours: Rönd's `all` includes HEAD (router_test); the body-less answer is HTTP's rule.
 test('HEAD goes through the policy of `all` and is answered without a body', async () => {
   const head = await call('/admin', { method: 'HEAD', headers: { miausergroups: 'admin' } });
   assert.equal(head.status, 200);
@@ -209,10 +217,12 @@ test('HEAD goes through the policy of `all` and is answered without a body', asy
 });
 
 // Rönd's x-permission (v1) adaptation: allow + rowFilter.headerKey.
+// Rönd main_test "200 - integration passed" (simplifiedMock, x-permission.allow).
 test('legacy x-permission: allow policy applies', async () => {
   assert.equal((await call('/legacy')).text, DENIED);
 });
 
+// Rönd handler_test "sends request with custom headers" and Go's ReverseProxy (hop-by-hop, SetXForwarded).
 test('hop-by-hop headers dropped, X-Forwarded-* added, other headers kept', async () => {
   const status = await rawRequest(sidecar.base, '/open', {
     'x-custom': 'v',
@@ -234,6 +244,19 @@ test('hop-by-hop headers dropped, X-Forwarded-* added, other headers kept', asyn
   assert.equal(got?.headers['x-forwarded-host'], new URL(sidecar.base).host);
 });
 
+// Rönd main_test TestSetupRouterStandaloneMode "some eval API": a policy named test_policy (a
+// test_* rule, with `with input as` here) is an ordinary policy.
+test('a test_* rule used as the policy of a route', async () => {
+  assert.equal((await call('/self-tested')).status, 200);
+});
+
+// Rönd simplifiedMock "/composed/permission/": dots in the policy name become underscores.
+test('a dotted policy name (very.very.composed.permission) finds the rule with underscores', async () => {
+  assert.equal((await call('/composed/permission/', { headers: { miausergroups: 'admin' } })).status, 200);
+  assert.equal((await call('/composed/permission/')).text, DENIED);
+});
+
+// Rönd statusroutes_test "/-/rbac-healthz - ok", "/-/rbac-ready - ok", "/-/rbac-check-up - ok".
 test('status routes answer themselves with Rönd body', async () => {
   for (const path of ['/-/rbac-healthz', '/-/rbac-ready', '/-/rbac-check-up']) {
     const r = await call(path);
