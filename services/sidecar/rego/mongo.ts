@@ -58,8 +58,10 @@ function condition(e: Expr): MongoFilter[] {
   const field = (fieldLeft ?? fieldRight)!;
   const constant = toJSON(((fieldLeft ? b : a) as Extract<Term, { type: 'scalar' }>).value);
   if (op === '$in') {
-    // `field in [..]` lists the values; `"x" in field` asks an array field to hold "x".
-    return [{ [field]: { $in: Array.isArray(constant) && fieldLeft ? constant : [constant] } }];
+    // As Rönd (opatranslator HandleIn): an array constant is the `$in` list whichever side it is
+    // on, a scalar is wrapped. So `["x"] in field` reads "the field holds x", not Rego's "holds
+    // the array ["x"]": the filter Rönd's users rely on.
+    return [{ [field]: { $in: Array.isArray(constant) ? constant : [constant] } }];
   }
   return [{ [field]: { [fieldLeft ? op : (MIRRORED[op] ?? op)]: constant } }];
 }

@@ -59,9 +59,8 @@ test('row filter operators $gt $lte $ne $gte $lt $in, nested fields, custom head
 });
 
 // Rönd handler_test "sends filter query": the header is set (replaced), never appended.
-// Rönd handler_test "sends filter query with $in" "as single item", byte for byte. (Its "as array"
-// case, `["x"] in row.field` → `{"$in":["x"]}`, differs: the engine writes `{"$in":[["x"]]}`, the
-// Rego meaning; the translator is rego/mongo.ts, see the README.)
+// Rönd handler_test "sends filter query with $in" "as single item", byte for byte (its "as array"
+// case, `["x"] in row.field` → `{"$in":["x"]}`, is the engine's partial.test.ts).
 test('row filter `value in row.field` (an array field holding the value): $in with the value', async () => {
   assert.equal((await call('/rows/member-id')).status, 200);
   assert.equal(last()?.headers.rowfilterquery, '{"$or":[{"$and":[{"membership":{"$in":[321]}}]}]}');

@@ -107,12 +107,15 @@ test('every comparison operator has its Mongo operator; a constant on the left m
   assert.deepEqual(mongo('data.policies.mirrored'), { $or: [{ $and: [{ level: { $gt: 3 } }] }] });
 });
 
-test('membership is $in: a list for `field in list`, a scalar wrapped for `x in field`', () => {
+test('membership is $in: a list for `field in list`, a scalar wrapped for `x in field`, a list as is for `list in field` (Rönd)', () => {
   assert.deepEqual(mongo('data.policies.by_tag'), {
     $or: [{ $and: [{ 'tags.kind': { $in: ['a', 'b'] } }] }],
   });
   assert.deepEqual(mongo('data.policies.by_member', { user: { name: 'bob' } }), {
     $or: [{ $and: [{ members: { $in: ['bob'] } }] }],
+  });
+  assert.deepEqual(mongo('data.policies.by_member', { user: { name: ['bob', 'eve'] } }), {
+    $or: [{ $and: [{ members: { $in: ['bob', 'eve'] } }] }],
   });
 });
 
