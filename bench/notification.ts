@@ -20,7 +20,7 @@ import { createDelivery } from '../services/notification/channels.ts';
 import { readConfig } from '../services/notification/config.ts';
 import { EventProcessor } from '../services/notification/events.ts';
 import { startKafkaIntake } from '../services/notification/kafka-intake.ts';
-import { Reminders } from '../services/notification/reminders.ts';
+import { BUILT_IN_SCHEDULER, Reminders } from '../services/notification/reminders.ts';
 import { collections, ensureIndexes } from '../services/notification/store.ts';
 import { createRenderer } from '../services/notification/templates.ts';
 import { Users } from '../services/notification/users.ts';
@@ -90,7 +90,7 @@ const events = new EventProcessor(
   ['email', 'sms'],
   render,
   delivery.deliver,
-  new Reminders(store, users, render, delivery.deliver, logger),
+  new Reminders(store.reminders, BUILT_IN_SCHEDULER, logger),
 );
 
 function records(name: string, count: number, prefix: string): ProducerRecord[] {

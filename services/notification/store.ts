@@ -42,7 +42,7 @@ export async function ensureIndexes(store: Collections, userIdField: string): Pr
     store.events.createIndex({ name: 1, status: 1 }),
     store.templates.createIndex({ name: 1 }, { unique: true }),
     store.reminders.createIndex({ status: 1, expirationDate: 1 }),
-    store.reminders.createIndex({ key: 1, status: 1 }),
+    store.reminders.createIndex({ key: 1, status: 1, recipient: 1 }),
     ...(userIdField === '_id' ? [] : [store.users.createIndex({ [userIdField]: 1 })]),
   ]);
 }

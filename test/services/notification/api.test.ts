@@ -377,7 +377,13 @@ test('an event: settings resolved per user, sent, notifications stored; the same
   });
   const mails = smtp.messages.length;
   const texts = sms.calls.length;
-  const event = { id: 'e-1', name: 'AM/AppointmentCreated/v1', key: 'apt-1', at: '10:00' };
+  const event = {
+    id: 'e-1',
+    name: 'AM/AppointmentCreated/v1',
+    key: 'apt-1',
+    at: '10:00',
+    participantIds: ['ada', 'bob', 'eve'],
+  };
   const answer = await post('/notification-events/', event);
   assert.equal(answer.status, 200);
   const { notifications } = (await answer.json()) as {
@@ -414,6 +420,7 @@ test('an event received but not sent before a crash (RECEIVED): a redelivery sen
     id: 'e-crashed',
     name: 'AM/AppointmentCreated/v1',
     at: 'noon',
+    participantIds: ['ada', 'bob'],
   });
   assert.equal(answer.status, 200);
   assert.equal(smtp.messages.length - mails, 2);

@@ -88,11 +88,11 @@ test.after(async () => {
 });
 
 test('events from Kafka: sent once even when delivered twice; bad and unknown events go to the errors topic without stalling', async () => {
-  await send({ id: 'k-1', name: 'TMM/TherapyCreated/v1', order: 'A-1' });
+  await send({ id: 'k-1', name: 'TMM/TherapyCreated/v1', patientId: 'ada', order: 'A-1' });
   await send('not json');
   await send({ id: 'k-2', name: 'Nobody/Knows/v1' });
-  await send({ id: 'k-1', name: 'TMM/TherapyCreated/v1', order: 'A-1' });
-  await send({ name: 'TMM/TherapyCreated/v1', order: 'B-2' });
+  await send({ id: 'k-1', name: 'TMM/TherapyCreated/v1', patientId: 'ada', order: 'A-1' });
+  await send({ name: 'TMM/TherapyCreated/v1', patientId: 'ada', order: 'B-2' });
   await until(
     'the last event processed',
     async () => (await db.collection('events').countDocuments({ status: { $ne: 'RECEIVED' } })) === 3,
