@@ -84,14 +84,15 @@ const logger = pino({ level: 'warn' });
 const delivery = createDelivery(config);
 const users = new Users(store.users, config.service.userFields);
 const render = createRenderer('en');
-const events = new EventProcessor(
+const events = new EventProcessor({
   store,
   users,
-  ['email', 'sms'],
+  activeChannels: ['email', 'sms'],
   render,
-  delivery.deliver,
-  new Reminders(store.reminders, BUILT_IN_SCHEDULER, logger),
-);
+  deliver: delivery.deliver,
+  reminders: new Reminders(store.reminders, BUILT_IN_SCHEDULER, logger),
+  logger,
+});
 
 function records(name: string, count: number, prefix: string): ProducerRecord[] {
   return Array.from({ length: count }, (_, i) => ({

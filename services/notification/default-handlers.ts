@@ -1,5 +1,5 @@
 import { APPOINTMENT_HANDLERS } from './appointment-handlers.ts';
-import { type DefaultHandler, idsIn, objectAt, withRecipients } from './handler.ts';
+import { type DefaultHandler, idsIn, objectAt, reminderOf, withRecipients } from './handler.ts';
 import { adjusted, planHandlers } from './plan-handlers.ts';
 
 /** A detection over a plan's thresholds: to the plan's doctor (and the included users). */
@@ -30,5 +30,13 @@ export const DEFAULT_HANDLERS: Readonly<Record<string, DefaultHandler>> = {
 /** The events the reference handles without a custom handler. */
 export const DEFAULT_EVENTS: readonly string[] = Object.keys(DEFAULT_HANDLERS);
 
-/** An event with event settings but no handler of its own: to every user its settings target. */
-export const settingsAudience: DefaultHandler = resourceForbidden;
+/**
+ * An event with event settings but no handler of its own: to every user its settings target, or,
+ * for a reminder a custom handler set (`metadata.reminder`), to its recipients with the settings of
+ * its schedule.
+ */
+export const settingsAudience: DefaultHandler = (event) => {
+  const { schedule, recipients } = reminderOf(event);
+  if (!event.metadata?.reminder) return resourceForbidden(event, new Date(0));
+  return withRecipients([{ recipients, schedule, as: { name: event.name, payload: event.payload ?? {} } }]);
+};

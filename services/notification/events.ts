@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { Ajv } from 'ajv';
 import { MongoServerError } from 'mongodb';
+import type { Logger } from 'pino';
 import { HttpError } from '../kit/index.ts';
 import type { Deliver } from './channels.ts';
 import type { Channel } from './config.ts';
+import { type CustomHandler, type HandlerToolkit, handlerUtils } from './custom-handlers.ts';
 import { DEFAULT_HANDLERS, settingsAudience } from './default-handlers.ts';
 import { dispatch, type MessageOutcome } from './dispatch.ts';
-import type { DefaultHandler, IncomingEvent, Step } from './handler.ts';
+import type { IncomingEvent, Step } from './handler.ts';
 import type { ReminderSummary, Reminders } from './reminders.ts';
 import { audienceOf, type NotificationSetting, resolveSettings } from './settings.ts';
 import type { Collections, Stored } from './store.ts';
@@ -20,8 +22,18 @@ export interface ProcessedEvent {
   readonly notifications: Stored[];
 }
 
-/** Finds the handler an event setting names (`handlerName`); undefined when none is loaded by that name. */
-export type HandlerLookup = (handlerName: string) => DefaultHandler | undefined;
+export interface EventProcessorOptions {
+  readonly store: Collections;
+  readonly users: Users;
+  readonly activeChannels: readonly Channel[];
+  readonly render: RenderMessage;
+  readonly deliver: Deliver;
+  readonly reminders: Reminders;
+  readonly logger: Logger;
+  readonly now?: () => Date;
+  /** `CUSTOM_HANDLERS_FOLDER`'s handlers by file name, as event settings' `handlerName` names them. */
+  readonly customHandlers?: ReadonlyMap<string, CustomHandler>;
+}
 
 const DUPLICATE_KEY = 11000;
 
@@ -56,17 +68,17 @@ const notificationId = (eventId: string, userId: string) => `${eventId}:${userId
  */
 export class EventProcessor {
   private readonly ajv = new Ajv({ allErrors: true, strict: false });
+  private readonly store: Collections;
+  private readonly users: Users;
+  private readonly reminders: Reminders;
+  private readonly now: () => Date;
+  private readonly customHandlers: ReadonlyMap<string, CustomHandler>;
 
-  constructor(
-    private readonly store: Collections,
-    private readonly users: Users,
-    private readonly activeChannels: readonly Channel[],
-    private readonly render: RenderMessage,
-    private readonly deliver: Deliver,
-    private readonly reminders: Reminders,
-    private readonly now: () => Date = () => new Date(),
-    private readonly customHandler: HandlerLookup = () => undefined,
-  ) {}
+  constructor(private readonly options: EventProcessorOptions) {
+    ({ store: this.store, users: this.users, reminders: this.reminders } = options);
+    this.now = options.now ?? (() => new Date());
+    this.customHandlers = options.customHandlers ?? new Map();
+  }
 
   async process(event: IncomingEvent, source: Record<string, unknown>): Promise<ProcessedEvent> {
     const id = event.id ?? randomUUID();
@@ -82,22 +94,25 @@ export class EventProcessor {
     }
     const setting = await this.store.eventSettings.findOne({ eventName: event.name });
     const handlerName = typeof setting?.handlerName === 'string' ? setting.handlerName : undefined;
-    const handler = handlerName
-      ? this.customHandler(handlerName)
-      : (DEFAULT_HANDLERS[event.name] ?? (setting ? settingsAudience : undefined));
-    if (!handler)
-      return this.reject(id, handlerName ? `handler "${handlerName}" is not loaded` : 'Unknown event');
+    const custom = handlerName === undefined ? undefined : this.customHandlers.get(handlerName);
+    if (handlerName !== undefined && !custom)
+      return this.reject(id, `handler "${handlerName}" is not loaded`);
+    const handler = DEFAULT_HANDLERS[event.name] ?? (setting ? settingsAudience : undefined);
+    if (!custom && !handler) return this.reject(id, 'Unknown event');
     if (setting?.eventSchema) {
       const validate = this.ajv.compile(setting.eventSchema);
       if (!validate(event)) return this.reject(id, `invalid event: ${this.ajv.errorsText(validate.errors)}`);
     }
     const reminder = REMINDER_EVENT.test(event.name);
+    const allowed = this.allowedChannels(setting?.supportedChannels as Channel[] | undefined);
     // A timer service that missed an abort still calls back: the reminder stays unsent.
     if (!(reminder && (await this.reminders.aborted(id)))) {
-      const supported = setting?.supportedChannels as Channel[] | undefined;
-      const notified = new Set((await this.notificationsOf(id)).map((n) => n.recipient as string));
-      for (const step of handler({ ...event, id }, this.now()))
-        await this.runStep(id, event, step, supported, notified);
+      if (custom) await this.runCustom(custom, handlerName ?? '', { ...event, id }, allowed);
+      else if (handler) {
+        const notified = new Set((await this.notificationsOf(id)).map((n) => n.recipient as string));
+        for (const step of handler({ ...event, id }, this.now()))
+          await this.runStep(id, event, step, allowed, notified);
+      }
     }
     await this.store.events.updateOne(
       { _id: id },
@@ -121,13 +136,11 @@ export class EventProcessor {
     id: string,
     event: IncomingEvent,
     step: Step,
-    supported: Channel[] | undefined,
+    allowed: (channel: Channel) => boolean,
     notified: Set<string>,
   ): Promise<void> {
     if (step.abortReminders && event.key) await this.reminders.abort(event.key, step.recipients);
-    const all = (await this.store.notificationSettings
-      .find({ eventName: step.as.name })
-      .toArray()) as unknown as NotificationSetting[];
+    const all = await this.settingsOf(step.as.name);
     const schedule = step.schedule;
     const settings = schedule ? all.filter((s) => s.reminders?.includes(schedule)) : all;
     const candidates = await this.users.find(
@@ -136,18 +149,14 @@ export class EventProcessor {
     const pending = candidates.filter((user) => !notified.has(user.id));
     if (pending.length === 0) return;
     for (const user of pending) notified.add(user.id);
-    const names = [...new Set(settings.map((s) => s.templateName))];
-    const templates = new Map(
-      (await this.store.templates.find({ name: { $in: names } }).toArray()).map((t) => [t.name as string, t]),
-    );
     const context: StepContext = {
       id,
       event,
       step,
       settings,
-      templates,
-      allowed: (c) => this.activeChannels.includes(c) && (!supported || supported.includes(c)),
-      data: { ...step.as.payload, event: { ...event, id, name: step.as.name, payload: step.as.payload } },
+      templates: await this.templatesOf(settings.map((s) => s.templateName)),
+      allowed,
+      data: templateData(id, event, step.as),
       emitter: typeof event.metadata?.emitter === 'string' ? event.metadata.emitter : undefined,
     };
     // Recipients in parallel, a bounded number at a time: a 100-recipient event is not 100 round trips in a row.
@@ -161,15 +170,31 @@ export class EventProcessor {
   /** Sends one recipient its messages, sets its reminders, stores its notification. */
   private async notifyUser(user: User, context: StepContext): Promise<void> {
     const { id, event, settings, templates, allowed, data, emitter } = context;
+    const deliveries = resolveSettings(settings, user, emitter, this.now());
+    const schedules = new Set(deliveries.flatMap((d) => d.reminders));
+    const messages = await this.messagesTo(user, deliveries, templates, data, allowed);
+    const reminders = await this.remind(id, event, context.step, user.id, schedules);
+    if (messages.length === 0 && reminders.length === 0) return;
+    await this.store.notifications.insertOne({
+      _id: notificationId(id, user.id),
+      event: { id, name: event.name, key: event.key },
+      recipient: user.id,
+      messages,
+      reminders,
+      createdAt: this.now(),
+    });
+  }
+
+  /** The template on each channel to one user; a template not found is a FAILURE on its channels. */
+  private async messagesTo(
+    user: User,
+    deliveries: readonly { templateName: string; channels: readonly Channel[] }[],
+    templates: ReadonlyMap<string, Template>,
+    data: unknown,
+    allowed: (channel: Channel) => boolean,
+  ): Promise<MessageOutcome[]> {
     const messages: MessageOutcome[] = [];
-    const schedules = new Set<string>();
-    for (const { templateName, channels, reminders } of resolveSettings(
-      settings,
-      user,
-      emitter,
-      this.now(),
-    )) {
-      for (const schedule of reminders) schedules.add(schedule);
+    for (const { templateName, channels } of deliveries) {
       const template = templates.get(templateName);
       if (!template) {
         messages.push(
@@ -184,21 +209,95 @@ export class EventProcessor {
       }
       const sent = await dispatch(
         { users: [user], channels: channels.filter(allowed), template, data },
-        this.render,
-        this.deliver,
+        this.options.render,
+        this.options.deliver,
       );
       messages.push(...(sent.get(user.id) ?? []));
     }
-    const reminders = await this.remind(id, event, context.step, user.id, schedules);
-    if (messages.length === 0 && reminders.length === 0) return;
-    await this.store.notifications.insertOne({
-      _id: notificationId(id, user.id),
-      event: { id, name: event.name, key: event.key },
-      recipient: user.id,
-      messages,
-      reminders,
-      createdAt: this.now(),
-    });
+    return messages;
+  }
+
+  private allowedChannels(supported: readonly Channel[] | undefined) {
+    const active = this.options.activeChannels;
+    return (channel: Channel) => active.includes(channel) && (!supported || supported.includes(channel));
+  }
+
+  private async settingsOf(eventName: string): Promise<NotificationSetting[]> {
+    return (await this.store.notificationSettings
+      .find({ eventName })
+      .toArray()) as unknown as NotificationSetting[];
+  }
+
+  private async templatesOf(names: readonly string[]): Promise<Map<string, Template>> {
+    const found = await this.store.templates.find({ name: { $in: [...new Set(names)] } }).toArray();
+    return new Map(found.map((t) => [t.name as string, t]));
+  }
+
+  /**
+   * A custom handler with the reference's utils; what it sends and sets is stored on this event's
+   * notifications (a redelivered event resends nothing already stored). A handler that throws
+   * leaves the event ERROR, as in the reference.
+   */
+  private async runCustom(
+    handler: CustomHandler,
+    name: string,
+    event: IncomingEvent & { id: string },
+    allowed: (channel: Channel) => boolean,
+  ): Promise<void> {
+    const { id } = event;
+    const stored = (user: User) => this.store.notifications.findOne({ _id: notificationId(id, user.id) });
+    const kit: HandlerToolkit = {
+      eventId: id,
+      now: this.now,
+      findUsers: (audience) => this.users.find(audience),
+      settingsOf: (eventName) => this.settingsOf(eventName),
+      send: async (sent, user, messages) => {
+        const already = (await stored(user))?.messages as MessageOutcome[] | undefined;
+        if (already?.length) return already;
+        const byTemplate = new Map<string, Channel[]>();
+        for (const { templateName, channel } of messages)
+          byTemplate.set(templateName, [...(byTemplate.get(templateName) ?? []), channel]);
+        const deliveries = [...byTemplate].map(([templateName, channels]) => ({ templateName, channels }));
+        const templates = await this.templatesOf([...byTemplate.keys()]);
+        const as = { name: sent.name, payload: sent.payload ?? {} };
+        return this.messagesTo(user, deliveries, templates, templateData(id, sent, as), allowed);
+      },
+      remind: (reminderEvent, user, { schedule, expirationDate, recipients }) =>
+        this.reminders.schedule({
+          eventId: id,
+          key: reminderEvent.key,
+          recipient: user.id,
+          schedule,
+          expirationDate: new Date(expirationDate),
+          event: {
+            name: reminderEvent.name,
+            key: reminderEvent.key,
+            metadata: { ...reminderEvent.metadata, reminder: { schedule, expirationDate, recipients } },
+            payload: reminderEvent.payload,
+          },
+        }),
+      abort: (key, recipients) => this.reminders.abort(key, recipients),
+      save: async (user, part) =>
+        (await this.store.notifications.findOneAndUpdate(
+          { _id: notificationId(id, user.id) },
+          {
+            $set: part,
+            $setOnInsert: {
+              event: { id, name: event.name, key: event.key },
+              recipient: user.id,
+              createdAt: this.now(),
+            },
+          },
+          { upsert: true, returnDocument: 'after' },
+        )) as Stored,
+    };
+    try {
+      await Promise.all([await handler({ log: this.options.logger }, event, handlerUtils(kit))].flat());
+    } catch (error) {
+      const message = `handler "${name}" failed: ${(error as Error).message}`;
+      await this.store.events.updateOne({ _id: id }, { $set: { status: 'ERROR', errors: [{ message }] } });
+      throw new HttpError(500, message);
+    }
   }
 
   /** The step's reminders for one recipient: one per schedule whose expiration is still ahead. */
@@ -234,4 +333,13 @@ export class EventProcessor {
     }
     return set;
   }
+}
+
+/** What templates see: the payload's fields, and `event` (as the recipient gets it, under the name it applies). */
+function templateData(
+  id: string,
+  event: IncomingEvent,
+  as: { name: string; payload: Record<string, unknown> },
+) {
+  return { ...as.payload, event: { ...event, id, name: as.name, payload: as.payload } };
 }

@@ -7,6 +7,7 @@ import { type RunningServer, readPackageInfo, serve } from '../kit/index.ts';
 import { createNotificationApp } from './app.ts';
 import { createDelivery } from './channels.ts';
 import type { NotificationConfig } from './config.ts';
+import { loadCustomHandlers } from './custom-handlers.ts';
 import { EventProcessor } from './events.ts';
 import { type KafkaIntake, startKafkaIntake } from './kafka-intake.ts';
 import { BUILT_IN_SCHEDULER, Reminders } from './reminders.ts';
@@ -24,6 +25,8 @@ export async function startNotificationService(
   options: { logger: Logger; handleSignals?: boolean },
 ): Promise<RunningServer & { readonly kafka?: KafkaIntake }> {
   const { logger } = options;
+  // Before any connection: a bad handler module stops the service at once.
+  const customHandlers = await loadCustomHandlers(config.CUSTOM_HANDLERS_FOLDER);
   const client = new MongoClient(config.MONGODB_URL, { serverSelectionTimeoutMS: config.MONGODB_TIMEOUT_MS });
   const db = client.db(config.MONGODB_DATABASE);
   const store = collections(db, config);
@@ -37,7 +40,16 @@ export async function startNotificationService(
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'streamfold_' });
   const reminders = new Reminders(store.reminders, reminderBackend(config), logger);
-  const events = new EventProcessor(store, users, activeChannels, render, delivery.deliver, reminders);
+  const events = new EventProcessor({
+    store,
+    users,
+    activeChannels,
+    render,
+    deliver: delivery.deliver,
+    reminders,
+    logger,
+    customHandlers,
+  });
   // With the timer service, reminders come back through POST /notification-events/; else they are ours to fire.
   const stopReminders = config.TIMER_SERVICE_URL
     ? async () => undefined

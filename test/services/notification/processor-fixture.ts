@@ -7,7 +7,8 @@ import { type Db, MongoClient } from 'mongodb';
 import pino from 'pino';
 import { createDelivery, type Delivery } from '../../../services/notification/channels.ts';
 import { readConfig } from '../../../services/notification/config.ts';
-import { EventProcessor, type HandlerLookup } from '../../../services/notification/events.ts';
+import type { CustomHandler } from '../../../services/notification/custom-handlers.ts';
+import { EventProcessor } from '../../../services/notification/events.ts';
 import {
   BUILT_IN_SCHEDULER,
   type ReminderBackend,
@@ -27,7 +28,7 @@ export interface ProcessorFixture {
   readonly sms: HttpSink;
   /** The time every instance sees. */
   clock: Date;
-  instance(options?: { backend?: ReminderBackend; handlers?: HandlerLookup }): {
+  instance(options?: { backend?: ReminderBackend; customHandlers?: ReadonlyMap<string, CustomHandler> }): {
     events: EventProcessor;
     reminders: Reminders;
     /** The built-in scheduler's tick, firing through this instance's processor. */
@@ -63,20 +64,21 @@ export async function startProcessorFixture(): Promise<ProcessorFixture> {
     smtp,
     sms,
     clock: new Date('2026-03-01T08:00:00Z'),
-    instance({ backend = BUILT_IN_SCHEDULER, handlers } = {}) {
+    instance({ backend = BUILT_IN_SCHEDULER, customHandlers } = {}) {
       const now = () => fixture.clock;
       const users = new Users(store.users, config.service.userFields);
       const reminders = new Reminders(store.reminders, backend, logger, now);
-      const events = new EventProcessor(
+      const events = new EventProcessor({
         store,
         users,
-        ['email', 'sms'],
-        createRenderer('en'),
-        delivery.deliver,
+        activeChannels: ['email', 'sms'],
+        render: createRenderer('en'),
+        deliver: delivery.deliver,
         reminders,
+        logger,
         now,
-        handlers,
-      );
+        customHandlers,
+      });
       return {
         events,
         reminders,
