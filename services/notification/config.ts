@@ -88,6 +88,18 @@ export const SERVICE_CONFIGURATION = z
       })
       .prefault({}),
     androidIntentAction: z.string().default(''),
+    /** `POST /saga/send`: where the send fields are in the command's metadata, and the events back. */
+    flowManagerConfiguration: z
+      .object({
+        metadataSchema: z
+          .record(z.string(), z.union([z.string().min(1), z.array(z.string().min(1))]))
+          .default({}),
+        serviceUrl: httpUrl().optional(),
+        successEventLabel: z.string().min(1).optional(),
+        failEventLabel: z.string().min(1).optional(),
+      })
+      .loose()
+      .optional(),
   })
   .loose();
 

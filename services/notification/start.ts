@@ -69,6 +69,8 @@ export async function startNotificationService(
     userIdHeader: config.USERID_HEADER_KEY,
     fileServiceUrl: config.FILE_SERVICE_URL,
     groupsHeader: config.GROUPS_HEADER_KEY,
+    flowManager: config.service.flowManagerConfiguration,
+    flowManagerCalls: { timeoutMs: config.CHANNEL_TIMEOUT_MS, retries: config.CHANNEL_RETRIES },
   });
   const server = await serve(app, {
     port: config.HTTP_PORT,

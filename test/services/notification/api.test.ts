@@ -337,6 +337,35 @@ test('notification settings: the reference rules (template exists and has the ch
   assert.equal((await patch('/notification-settings/nope', { channels: ['sms'] })).status, 404);
 });
 
+test('notification settings: 409 on a second one with the same event, template and selectors, on POST and PATCH', async () => {
+  const setting = { eventName: 'Dup/v1', templateName: 'welcome', channels: ['email'], group: 'doctors' };
+  assert.equal((await post('/notification-settings', setting)).status, 200);
+  const again = await post('/notification-settings', { ...setting, channels: ['sms'] });
+  assert.equal(again.status, 409);
+  assert.deepEqual(await again.json(), {
+    statusCode: 409,
+    error: 'Conflict',
+    message:
+      'notification settings for "Dup/v1" with template "welcome" and the same user, group, cluster and role already exist',
+  });
+  const other = await post('/notification-settings', { ...setting, cluster: 'north' });
+  assert.equal(other.status, 200, 'one more selector: another audience');
+  const { _id } = (await other.json()) as { _id: string };
+  assert.equal(
+    (await patch(`/notification-settings/${_id}`, { cluster: 'south' })).status,
+    200,
+    'itself is no duplicate',
+  );
+  const third = (await (await post('/notification-settings', { ...setting, cluster: 'east' })).json()) as {
+    _id: string;
+  };
+  assert.equal((await patch(`/notification-settings/${third._id}`, { cluster: 'south' })).status, 409);
+  const count = async (query: string) =>
+    (await (await fetch(`${base}/notification-settings/count?${query}`)).json()) as number;
+  assert.equal(await count('eventName=Dup/v1'), 3);
+  assert.equal(await count('eventName=Dup/v1&cluster=south'), 1);
+});
+
 test('an unknown event: 400 "Unknown event", stored as ERROR', async () => {
   const answer = await post('/notification-events/', { id: 'e-unknown', name: 'Nobody/Knows/v1' });
   assert.equal(answer.status, 400);
@@ -405,6 +434,15 @@ test('an event: settings resolved per user, sent, notifications stored; the same
   assert.equal(again.status, 200);
   assert.equal(((await again.json()) as { notifications: unknown[] }).notifications.length, 2);
   assert.equal(smtp.messages.length - mails, 2, 'nothing sent twice');
+  const count = async (query: string) =>
+    (await (await fetch(`${base}/notifications/count?${query}`)).json()) as number;
+  assert.equal(await count('eventId=e-1'), 2);
+  assert.equal(await count('eventId=e-1&recipient=bob'), 1);
+  assert.equal(await count('eventName=Nobody/v1'), 0);
+  const listed = (await (
+    await fetch(`${base}/notifications?recipient=ada&eventKey=apt-1`)
+  ).json()) as unknown[];
+  assert.equal(listed.length, 1);
   const stored = (await (await fetch(`${base}/notifications/e-1:ada`)).json()) as { event: { name: string } };
   assert.equal(stored.event.name, 'AM/AppointmentCreated/v1');
   assert.equal((await fetch(`${base}/notifications/nope`)).status, 404);
@@ -551,6 +589,9 @@ test('GET /documentation/json: every route, the body schemas from the zod schema
   assert.equal(doc.openapi, '3.1.0');
   for (const path of [
     '/send',
+    '/saga/send',
+    '/notifications/count',
+    '/templates/count',
     '/notification-events',
     '/event-settings/{id}',
     '/templates',
