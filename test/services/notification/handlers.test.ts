@@ -296,6 +296,29 @@ test('threshold exceeded goes to the plan’s doctor; resource forbidden to ever
   ]);
 });
 
+test('a crash between storing one recipient’s notification and sending the next: the redelivery sends only what was not stored', async () => {
+  f.clock = new Date('2026-03-01T08:00:00Z');
+  const event = {
+    id: 'crash-1',
+    name: 'AM/AppointmentCreated/v1',
+    key: 'apt-crash',
+    payload: appointment('2026-03-09T09:30:00Z', ['jill', 'mark']),
+  };
+  await f.instance().events.process(event, { type: 'test' });
+  // The state a crash leaves: the event RECEIVED, mark's notification (and email) never done.
+  await f.store.events.updateOne({ _id: 'crash-1' }, { $set: { status: 'RECEIVED' } });
+  await f.store.notifications.deleteOne({ _id: 'crash-1:mark' });
+  const before = f.smtp.messages.length;
+  const { notifications } = await f.instance().events.process(event, { type: 'redelivery' });
+  assert.deepEqual(f.mailsSince(before), ['AM/AppointmentCreated/v1 → mark']);
+  assert.deepEqual(notifications.map((n) => n.recipient).sort(), ['dr.rossi', 'jill', 'mark']);
+  assert.equal(
+    await f.store.reminders.countDocuments({ key: 'apt-crash' }),
+    2,
+    'jill’s and mark’s reminders, once each',
+  );
+});
+
 test('a reminder event filters the settings by its schedule; a reminder event without recipients sends nothing', async () => {
   const { events } = f.instance();
   const before = f.smtp.messages.length;
