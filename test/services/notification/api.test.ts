@@ -1,13 +1,10 @@
 import * as assert from 'node:assert/strict';
 import { type Db, MongoClient } from 'mongodb';
-import pino from 'pino';
-import type { RunningServer } from '../../../services/kit/index.ts';
-import { readConfig } from '../../../services/notification/config.ts';
-import { startNotificationService } from '../../../services/notification/start.ts';
 import { type HttpSink, startHttpSink } from '../../support/http-sink.ts';
 import { type MongoFixture, startMongo } from '../../support/mongo.ts';
 import { type SmtpSink, startSmtpSink } from '../../support/smtp-sink.ts';
 import { test } from '../../support/suite.ts';
+import { type NotificationService, startService } from './service-fixture.ts';
 
 let mongo: MongoFixture;
 let client: MongoClient;
@@ -15,21 +12,11 @@ let db: Db;
 let smtp: SmtpSink;
 let sms: HttpSink;
 let files: HttpSink;
-let server: RunningServer;
+let server: NotificationService;
 let base: string;
 
-const post = (path: string, body: unknown) =>
-  fetch(`${base}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-const patch = (path: string, body: unknown) =>
-  fetch(`${base}${path}`, {
-    method: 'PATCH',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
+const post = (path: string, body: unknown) => server.post(path, body);
+const patch = (path: string, body: unknown) => server.patch(path, body);
 
 test.before(async () => {
   [mongo, smtp, sms, files] = await Promise.all([
@@ -70,8 +57,7 @@ test.before(async () => {
       smsMessage: 'Appointment {{at}}',
     },
   ]);
-  const config = readConfig({
-    HTTP_PORT: '0',
+  server = await startService({
     MONGODB_URL: mongo.url,
     MONGODB_DATABASE: mongo.database,
     SMTP_URL: smtp.url,
@@ -79,11 +65,7 @@ test.before(async () => {
     FILE_SERVICE_URL: files.url,
     CHANNEL_RETRIES: '2',
   });
-  server = await startNotificationService(config, {
-    logger: pino({ level: process.env.TEST_LOG ?? 'silent' }),
-    handleSignals: false,
-  });
-  base = `http://127.0.0.1:${server.port}`;
+  base = server.base;
 });
 
 test.after(async () => {

@@ -3,19 +3,16 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MongoClient } from 'mongodb';
-import pino from 'pino';
-import type { RunningServer } from '../../../services/kit/index.ts';
-import { readConfig } from '../../../services/notification/config.ts';
-import { startNotificationService } from '../../../services/notification/start.ts';
 import { type HttpSink, startHttpSink } from '../../support/http-sink.ts';
 import { type MongoFixture, startMongo } from '../../support/mongo.ts';
 import { type SmtpSink, startSmtpSink } from '../../support/smtp-sink.ts';
 import { test } from '../../support/suite.ts';
+import { type NotificationService, startService } from './service-fixture.ts';
 
 let mongo: MongoFixture;
 let smtp: SmtpSink;
 let flowManager: HttpSink;
-let server: RunningServer;
+let server: NotificationService;
 let base: string;
 
 const command = (key: string, messagePayload: Record<string, unknown>) =>
@@ -55,19 +52,14 @@ test.before(async () => {
       },
     }),
   );
-  const config = readConfig({
-    HTTP_PORT: '0',
+  server = await startService({
     MONGODB_URL: mongo.url,
     MONGODB_DATABASE: mongo.database,
     SMTP_URL: smtp.url,
     CONFIGURATION_PATH: path,
     CHANNEL_RETRIES: '0',
   });
-  server = await startNotificationService(config, {
-    logger: pino({ level: process.env.TEST_LOG ?? 'silent' }),
-    handleSignals: false,
-  });
-  base = `http://127.0.0.1:${server.port}`;
+  base = server.base;
 });
 
 test.after(async () => {

@@ -1,13 +1,10 @@
 import * as assert from 'node:assert/strict';
 import { type Db, MongoClient } from 'mongodb';
-import pino from 'pino';
-import type { RunningServer } from '../../../services/kit/index.ts';
-import { readConfig } from '../../../services/notification/config.ts';
-import { startNotificationService } from '../../../services/notification/start.ts';
 import { type MongoFixture, startMongo } from '../../support/mongo.ts';
 import { freePorts } from '../../support/process.ts';
 import { type SmtpSink, startSmtpSink } from '../../support/smtp-sink.ts';
 import { test } from '../../support/suite.ts';
+import { type NotificationService, startService } from './service-fixture.ts';
 import { startTimerStandIn, type TimerStandIn } from './timer-stand-in.ts';
 
 let mongo: MongoFixture;
@@ -15,15 +12,9 @@ let client: MongoClient;
 let db: Db;
 let smtp: SmtpSink;
 let timer: TimerStandIn;
-let server: RunningServer;
-let base: string;
+let server: NotificationService;
 
-const post = (path: string, body: unknown) =>
-  fetch(`${base}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
+const post = (path: string, body: unknown) => server.post(path, body);
 
 /** An appointment of ada's far enough ahead that its reminder a day before is not past. */
 const created = (id: string, key: string) => ({
@@ -55,7 +46,7 @@ test.before(async () => {
     ),
   );
   const [port = 0] = await freePorts(1);
-  const config = readConfig({
+  server = await startService({
     HTTP_PORT: String(port),
     MONGODB_URL: mongo.url,
     MONGODB_DATABASE: mongo.database,
@@ -64,11 +55,6 @@ test.before(async () => {
     TIMER_CALLBACK_URL: `http://127.0.0.1:${port}`,
     CHANNEL_RETRIES: '1',
   });
-  server = await startNotificationService(config, {
-    logger: pino({ level: process.env.TEST_LOG ?? 'silent' }),
-    handleSignals: false,
-  });
-  base = `http://127.0.0.1:${server.port}`;
 });
 
 test.after(async () => {
