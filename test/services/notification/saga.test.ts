@@ -12,24 +12,25 @@ import { type NotificationService, startService } from './service-fixture.ts';
 let mongo: MongoFixture;
 let smtp: SmtpSink;
 let flowManager: HttpSink;
+let sms: HttpSink;
 let server: NotificationService;
-let base: string;
 
 const command = (key: string, messagePayload: Record<string, unknown>) =>
-  fetch(`${base}/saga/send`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ key, value: { messageLabel: 'sendNotification', messagePayload } }),
-  });
+  server.post('/saga/send', { key, value: { messageLabel: 'sendNotification', messagePayload } });
 
 test.before(async () => {
-  [mongo, smtp, flowManager] = await Promise.all([startMongo(), startSmtpSink(), startHttpSink()]);
+  [mongo, smtp, flowManager, sms] = await Promise.all([
+    startMongo(),
+    startSmtpSink(),
+    startHttpSink(),
+    startHttpSink(),
+  ]);
   const client = await MongoClient.connect(mongo.url);
   await client
     .db(mongo.database)
     .collection('users')
     .insertMany([
-      { _id: 'ada' as never, emailAddress: 'ada@example.com' },
+      { _id: 'ada' as never, emailAddress: 'ada@example.com', phoneNumber: '+391' },
       { _id: 'bob' as never, emailAddress: 'bob@example.com' },
     ]);
   await client.close();
@@ -37,7 +38,7 @@ test.before(async () => {
   writeFileSync(
     path,
     JSON.stringify({
-      activeChannels: ['email'],
+      activeChannels: ['email', 'sms'],
       sender: { email: 'clinic@example.com' },
       flowManagerConfiguration: {
         serviceUrl: flowManager.url,
@@ -56,15 +57,15 @@ test.before(async () => {
     MONGODB_URL: mongo.url,
     MONGODB_DATABASE: mongo.database,
     SMTP_URL: smtp.url,
+    SMS_SERVICE_URL: sms.url,
     CONFIGURATION_PATH: path,
     CHANNEL_RETRIES: '0',
   });
-  base = server.base;
 });
 
 test.after(async () => {
   await server?.close();
-  await Promise.all([mongo?.stop(), smtp?.stop(), flowManager?.stop()]);
+  await Promise.all([mongo?.stop(), smtp?.stop(), flowManager?.stop(), sms?.stop()]);
 });
 
 const events = () => flowManager.calls.map((call) => [call.path, call.body]);
@@ -102,13 +103,23 @@ test('POST /saga/send: an invalid command is a 400 and a fail event; a bad comma
   assert.deepEqual(events(), [
     ['/event', { key: 'saga-2', value: { messageLabel: 'notificationFailed', messagePayload: {} } }],
   ]);
-  const bad = await fetch(`${base}/saga/send`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ value: {} }),
-  });
+  const bad = await server.post('/saga/send', { value: {} });
   assert.equal(bad.status, 400);
   assert.equal(flowManager.calls.length, 1, 'no saga id: nobody to tell');
+});
+
+test('POST /saga/send: a delivery that fails (the SMS service refuses it) sends the fail event', async () => {
+  flowManager.calls.length = 0;
+  sms.failWith(400, 1);
+  const answer = await command('saga-5', {
+    buyer: { id: 'ada' },
+    notification: { channels: ['sms'], title: 'x', text: 'Your order shipped' },
+  });
+  assert.equal(answer.status, 200);
+  assert.equal(sms.calls.length, 1);
+  assert.deepEqual(events(), [
+    ['/event', { key: 'saga-5', value: { messageLabel: 'notificationFailed', messagePayload: {} } }],
+  ]);
 });
 
 test('POST /saga/send: the Flow Manager down does not fail the command (the event is logged as lost)', async () => {
