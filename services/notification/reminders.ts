@@ -87,19 +87,22 @@ export class Reminders {
     private readonly now: () => Date = () => new Date(),
   ) {}
 
-  /** Stores the reminder and hands it to the backend once; a failure there is the reminder's ERROR, as the reference stores it. */
+  /**
+   * Stores the reminder and hands it to the backend; a failure there is the reminder's ERROR, as
+   * the reference stores it. Stored before it is handed over: a crash in between leaves it ACTIVE
+   * without an expiration id, and the redelivered event hands it over then (a reminder handed
+   * over twice fires an event processed once).
+   */
   async schedule(request: ReminderRequest): Promise<ReminderSummary> {
     const _id = reminderId(request);
-    const reminder: Reminder = { ...request, _id, status: 'ACTIVE', event: { ...request.event, id: _id } };
+    const fresh: Reminder = { ...request, _id, status: 'ACTIVE', event: { ...request.event, id: _id } };
     const { upsertedCount } = await this.reminders.updateOne(
       { _id },
-      { $setOnInsert: reminder },
+      { $setOnInsert: fresh },
       { upsert: true },
     );
-    if (upsertedCount === 0) {
-      const stored = await this.reminders.findOne({ _id });
-      return summary(stored ?? reminder);
-    }
+    const reminder = upsertedCount === 1 ? fresh : ((await this.reminders.findOne({ _id })) ?? fresh);
+    if (reminder.status !== 'ACTIVE' || reminder.expirationId) return summary(reminder);
     try {
       const expirationId = await this.backend.schedule(reminder);
       if (!expirationId) return summary(reminder);

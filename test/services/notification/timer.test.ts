@@ -115,6 +115,25 @@ test('a reminder is scheduled on the timer service, and its expiration posted ba
   );
 });
 
+test('a crash between storing a reminder and scheduling it: the redelivered event schedules it', async () => {
+  await post('/notification-events/', created('t-5', 'apt-5'));
+  const reminders = db.collection('notification_reminders');
+  const stored = await reminders.findOne({ key: 'apt-5' });
+  assert.ok(stored?.expirationId);
+  // What a crash right after the reminder's insert leaves: no expiration id, the event RECEIVED, no notification.
+  await reminders.updateOne({ _id: stored._id }, { $unset: { expirationId: '' } });
+  await db.collection('events').updateOne({ _id: 't-5' as never }, { $set: { status: 'RECEIVED' } });
+  await db.collection('notifications').deleteOne({ _id: 't-5:ada' as never });
+  const scheduled = timer.scheduled.length;
+  assert.equal((await post('/notification-events/', created('t-5', 'apt-5'))).status, 200);
+  assert.equal(timer.scheduled.length, scheduled + 1);
+  assert.equal(
+    (await reminders.findOne({ _id: stored._id }))?.expirationId,
+    timer.scheduled.at(-1)?.expirationId,
+  );
+  assert.equal(await reminders.countDocuments({ key: 'apt-5' }), 1, 'still one reminder');
+});
+
 test('a deletion aborts the reminder on the timer service; an expiration that comes anyway sends nothing', async () => {
   await post('/notification-events/', created('t-2', 'apt-2'));
   const expiration = timer.scheduled.at(-1);
