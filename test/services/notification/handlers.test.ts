@@ -11,20 +11,25 @@ const PATIENTS = ['jill', 'mark', 'lucia'];
 
 test.before(async () => {
   f = await startProcessorFixture();
-  await f.db
-    .collection('users')
-    .insertMany([
-      ...DOCTORS.map((id) => ({ _id: id as never, emailAddress: `${id}@c.test`, groups: ['doctors'] })),
-      ...PATIENTS.map((id) => ({ _id: id as never, emailAddress: `${id}@c.test`, groups: ['patients'] })),
-      { _id: 'nurse' as never, emailAddress: 'nurse@c.test', groups: ['staff'] },
-    ]);
+  await f.db.collection('users').insertMany([
+    ...DOCTORS.map((id) => ({
+      _id: id as never,
+      emailAddress: `${id}@c.test`,
+      phoneNumber: id,
+      groups: ['doctors'],
+    })),
+    ...PATIENTS.map((id) => ({ _id: id as never, emailAddress: `${id}@c.test`, groups: ['patients'] })),
+    { _id: 'nurse' as never, emailAddress: 'nurse@c.test', groups: ['staff'] },
+  ]);
   await f.store.templates.insertOne({
     _id: 'generic',
     name: 'generic',
     emailTitle: '{{event.name}}',
     emailMessage: 'for {{user.id}}',
+    smsMessage: '{{event.name}}',
   });
-  // Every default event: patients get it with reminders (a day before appointments, an hour before plan days), doctors without.
+  // Every default event: patients get it by email with reminders (a day before appointments, an
+  // hour before plan days), doctors by email and SMS without reminders.
   await f.store.notificationSettings.insertMany(
     DEFAULT_EVENTS.flatMap((eventName) => [
       {
@@ -40,7 +45,7 @@ test.before(async () => {
         eventName,
         templateName: 'generic',
         group: 'doctors',
-        channels: ['email'],
+        channels: ['email', 'sms'],
       },
     ]),
   );
@@ -61,7 +66,7 @@ async function activeReminders(key: string): Promise<string[]> {
 interface Row {
   readonly what: string;
   /** An event to process, or something else that happens (a reminder tick). */
-  readonly act: IncomingEvent | (() => Promise<unknown>);
+  readonly act: IncomingEvent | typeof TICK;
   readonly clock?: string;
   /** Every email the row sends: `event name → recipient`. */
   readonly mails: string[];
@@ -74,16 +79,23 @@ async function play(key: string, rows: readonly Row[]) {
     if (row.clock) f.clock = new Date(row.clock);
     const { events, tick } = f.instance();
     const before = f.smtp.messages.length;
-    if (typeof row.act === 'function') await row.act();
-    else await events.process({ ...row.act, key }, { type: 'test' });
+    const texts = f.sms.calls.length;
     if (row.act === TICK) await tick();
+    else await events.process({ ...row.act, key }, { type: 'test' });
     assert.deepEqual(f.mailsSince(before), [...row.mails].sort(), `${row.what}: emails`);
+    // Doctors (phone number = id) get the same messages by SMS, through the SMS service.
+    const doctorMails = row.mails.filter((mail) => DOCTORS.some((id) => mail.endsWith(`→ ${id}`)));
+    const sent = f.sms.calls.slice(texts).map((call) => {
+      const { body, receiver } = call.body as { body: string; receiver: string };
+      return `${body} → ${receiver}`;
+    });
+    assert.deepEqual(sent.sort(), doctorMails.sort(), `${row.what}: SMS`);
     assert.deepEqual(await activeReminders(key), [...row.active].sort(), `${row.what}: active reminders`);
   }
 }
 
-/** The built-in scheduler fires what is due (the row's act is replaced by a tick of a fresh instance). */
-const TICK = async () => undefined;
+/** A row whose act is the built-in scheduler's tick (of a fresh instance): it fires what is due. */
+const TICK = Symbol('tick');
 
 const appointment = (startDate: string, participantIds: string[]) => ({
   startDate,
