@@ -2,22 +2,26 @@ import type { Hono } from 'hono';
 import { type Document, ObjectId } from 'mongodb';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
+import type { z } from 'zod';
 import { createServiceApp, HttpError, healthRoutes, type PackageInfo } from '../kit/index.ts';
 import {
   bodyOf,
   EVENT_BODY,
   EVENT_SETTING_BODY,
   NOTIFICATION_SETTING_BODY,
+  parsed,
+  SAGA_COMMAND_BODY,
   SEND_BODY,
   TEMPLATE_BODY,
 } from './bodies.ts';
 import type { Deliver } from './channels.ts';
-import type { Channel } from './config.ts';
+import type { Channel, ServiceConfiguration } from './config.ts';
 import { crudRoutes } from './crud-routes.ts';
 import { dispatch, failuresOf } from './dispatch.ts';
 import type { EventProcessor } from './events.ts';
 import { IDEMPOTENCY_HEADER, once } from './idempotency.ts';
 import { openApiDocument } from './openapi.ts';
+import { notifyFlowManager, sendBodyOf } from './saga.ts';
 import type { Collections } from './store.ts';
 import { inlineTemplate, type RenderMessage } from './templates.ts';
 import { userRoutes } from './user-routes.ts';
@@ -38,6 +42,29 @@ export interface NotificationAppOptions {
   /** Attachments are refused up front without it. */
   readonly fileServiceUrl?: string;
   readonly groupsHeader: string;
+  /** `POST /saga/send`'s metadata paths and events back (the configuration file's `flowManagerConfiguration`). */
+  readonly flowManager?: ServiceConfiguration['flowManagerConfiguration'];
+  readonly flowManagerCalls: { readonly timeoutMs: number; readonly retries: number };
+}
+
+type SendBody = z.output<typeof SEND_BODY>;
+
+/** What makes a notification setting unique (the reference refuses two with the same). */
+const SETTING_IDENTITY = ['eventName', 'templateName', 'user', 'group', 'cluster', 'role'] as const;
+
+/** `GET /notifications[/count]` filters: `recipient`, `eventId`, `eventName`, `eventKey`. */
+function notificationFilter(query: Record<string, string>): Document {
+  const fields = {
+    recipient: 'recipient',
+    eventId: 'event.id',
+    eventName: 'event.name',
+    eventKey: 'event.key',
+  };
+  return Object.fromEntries(
+    Object.entries(fields).flatMap(([param, field]) =>
+      query[param] === undefined ? [] : [[field, query[param]]],
+    ),
+  );
 }
 
 async function found<T>(value: Promise<T | null>, what: string): Promise<T> {
@@ -73,14 +100,14 @@ export function createNotificationApp(options: NotificationAppOptions): Hono {
     }),
   );
 
-  app.post('/send', async (c) => {
-    const body = await bodyOf(c, SEND_BODY);
+  /** `/send` and `/saga/send`: the channels checked, the template found, every recipient messaged once. */
+  async function send(body: SendBody, idempotencyKey: string | undefined) {
     if (body.emailAttachments?.length && !options.fileServiceUrl) {
       throw new HttpError(400, 'emailAttachments need FILE_SERVICE_URL, which is not set');
     }
     const inactive = body.channels.filter((ch) => !activeChannels.includes(ch));
     if (inactive.length > 0) throw new HttpError(400, `channels not active: ${inactive.join(', ')}`);
-    const answer = await once(store.sendRequests, c.req.header(IDEMPOTENCY_HEADER), async () => {
+    return once(store.sendRequests, idempotencyKey, async () => {
       const template = body.templateId
         ? await found(
             store.templates.findOne(templateFilter(body.templateId)),
@@ -105,7 +132,36 @@ export function createNotificationApp(options: NotificationAppOptions): Hono {
       );
       return { failures: failuresOf(outcomes) };
     });
-    return c.json(answer);
+  }
+
+  app.post('/send', async (c) =>
+    c.json(await send(await bodyOf(c, SEND_BODY), c.req.header(IDEMPOTENCY_HEADER))),
+  );
+
+  /**
+   * A Flow Manager command: the send it carries, then the success or fail event back to the Flow
+   * Manager (fail: the command is invalid, or a delivery failed); 200 with an empty body.
+   */
+  app.post('/saga/send', async (c) => {
+    const command = await bodyOf(c, SAGA_COMMAND_BODY);
+    const flow = options.flowManager;
+    const report = (succeeded: boolean) =>
+      notifyFlowManager(flow, command.key, succeeded, {
+        ...options.flowManagerCalls,
+        logger: options.logger,
+      });
+    try {
+      // The saga id keys the send: a command the Flow Manager sends again sends nothing twice.
+      const { failures } = await send(
+        parsed(sendBodyOf(command, flow), SEND_BODY),
+        `saga:${command.key}:${command.value.messageLabel}`,
+      );
+      await report(failures.length === 0);
+    } catch (error) {
+      await report(false);
+      throw error;
+    }
+    return c.body(null, 200);
   });
 
   app.post('/notification-events', async (c) => {
@@ -115,7 +171,12 @@ export function createNotificationApp(options: NotificationAppOptions): Hono {
   });
 
   app.get('/notifications', async (c) =>
-    c.json(await store.notifications.find().sort({ _id: 1 }).limit(200).toArray()),
+    c.json(
+      await store.notifications.find(notificationFilter(c.req.query())).sort({ _id: 1 }).limit(200).toArray(),
+    ),
+  );
+  app.get('/notifications/count', async (c) =>
+    c.json(await store.notifications.countDocuments(notificationFilter(c.req.query()))),
   );
   app.get('/notifications/:id', async (c) =>
     c.json(await found(store.notifications.findOne({ _id: c.req.param('id') }), 'notification')),
@@ -151,8 +212,19 @@ export function createNotificationApp(options: NotificationAppOptions): Hono {
       sortBy: 'name',
     }),
   );
-  /** The reference's rules: channels active and supported by the event, the template exists and has each channel. */
+  /**
+   * The reference's rules: one setting per event, template and selectors (409); channels active
+   * and supported by the event; the template exists and has each channel.
+   */
   async function checkNotificationSetting(setting: Record<string, unknown>) {
+    const same = Object.fromEntries(
+      SETTING_IDENTITY.map((field) => [field, setting[field] ?? { $exists: false }]),
+    );
+    if (await store.notificationSettings.findOne({ ...same, _id: { $ne: setting._id as string } }))
+      throw new HttpError(
+        409,
+        `notification settings for "${String(setting.eventName)}" with template "${String(setting.templateName)}" and the same user, group, cluster and role already exist`,
+      );
     const channels = setting.channels as Channel[];
     const event = await store.eventSettings.findOne({ eventName: setting.eventName });
     const supported = (event?.supportedChannels as Channel[] | undefined) ?? activeChannels;

@@ -96,6 +96,15 @@ export const NOTIFICATION_SETTING_BODY = z.object({
   ).optional(),
 });
 
+/** `POST /saga/send`: a Flow Manager command over its REST channel (the saga id as `key`). */
+export const SAGA_COMMAND_BODY = z.object({
+  key: z.string().min(1),
+  value: z.object({
+    messageLabel: z.string().min(1),
+    messagePayload: z.record(z.string(), z.unknown()).default({}),
+  }),
+});
+
 /** `PATCH /user/notification-settings`. */
 export const PATCH_OWN_SETTINGS_BODY = z.object({
   eventName: z.string().min(1),
@@ -132,6 +141,11 @@ export async function bodyOf<Schema extends z.ZodType>(
   } catch {
     throw new HttpError(400, 'the body is not JSON');
   }
+  return parsed(raw, schema);
+}
+
+/** `raw` parsed by `schema`, or a 400 listing every problem. */
+export function parsed<Schema extends z.ZodType>(raw: unknown, schema: Schema): z.output<Schema> {
   const result = schema.safeParse(raw);
   if (result.success) return result.data;
   const errors = result.error.issues.map((issue) => ({

@@ -1,8 +1,8 @@
 import nodemailer from 'nodemailer';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
-import { request } from 'undici';
 import { type AttachmentRef, downloadAttachments } from './attachments.ts';
 import type { Channel, NotificationConfig } from './config.ts';
+import { postJson, withSlash } from './http.ts';
 import { PermanentError, withRetries } from './retry.ts';
 
 /** One rendered message for one recipient on one channel. */
@@ -36,23 +36,6 @@ export interface Delivery {
 
 /** SMTP connections kept open at most (nodemailer's pool). */
 const SMTP_CONNECTIONS = 5;
-
-/** HTTP answers worth another try: the service is overloaded or restarting. */
-const TRANSIENT_STATUS = new Set([408, 429, 500, 502, 503, 504]);
-
-async function postJson(url: string, body: unknown, timeoutMs: number): Promise<void> {
-  const answer = await request(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-    headersTimeout: timeoutMs,
-    bodyTimeout: timeoutMs,
-  });
-  const text = await answer.body.text();
-  if (answer.statusCode < 300) return;
-  const problem = `${url} answered ${answer.statusCode}: ${text.slice(0, 200)}`;
-  throw TRANSIENT_STATUS.has(answer.statusCode) ? new Error(problem) : new PermanentError(problem);
-}
 
 /**
  * The channel services of the configuration: email through nodemailer (`SMTP_URL`) or the mail
@@ -155,8 +138,4 @@ export function createDelivery(config: NotificationConfig): Delivery {
       withRetries(config.CHANNEL_RETRIES, () => once(channel, address, message)),
     close: () => smtp?.close(),
   };
-}
-
-function withSlash(url: string): string {
-  return url.endsWith('/') ? url : `${url}/`;
 }

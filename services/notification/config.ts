@@ -50,6 +50,8 @@ const ENV = z.object({
   PUSH_SERVICE_URL: httpUrl().optional(),
   FILE_SERVICE_URL: httpUrl().optional(),
   TIMER_SERVICE_URL: httpUrl().optional(),
+  /** This service's base URL as the timer service calls it back (required with TIMER_SERVICE_URL). */
+  TIMER_CALLBACK_URL: httpUrl().optional(),
   DEFAULT_LOCALE: z.string().refine(isLocale, { error: 'expected a BCP 47 language tag' }).default('en'),
   CUSTOM_HANDLERS_FOLDER: z.string().min(1).optional(),
   /** Attempts per delivery to a channel service before it counts as failed. */
@@ -86,6 +88,18 @@ export const SERVICE_CONFIGURATION = z
       })
       .prefault({}),
     androidIntentAction: z.string().default(''),
+    /** `POST /saga/send`: where the send fields are in the command's metadata, and the events back. */
+    flowManagerConfiguration: z
+      .object({
+        metadataSchema: z
+          .record(z.string(), z.union([z.string().min(1), z.array(z.string().min(1))]))
+          .default({}),
+        serviceUrl: httpUrl().optional(),
+        successEventLabel: z.string().min(1).optional(),
+        failEventLabel: z.string().min(1).optional(),
+      })
+      .loose()
+      .optional(),
   })
   .loose();
 
@@ -125,6 +139,11 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>): N
   if (kafka.some((name) => parsed[name])) {
     for (const name of kafka)
       if (!parsed[name]) problems.push(`${name}: required with the other KAFKA_* variables, not set`);
+  }
+  if (parsed.TIMER_SERVICE_URL && !parsed.TIMER_CALLBACK_URL) {
+    problems.push(
+      'TIMER_CALLBACK_URL: required with TIMER_SERVICE_URL (where the timer service posts expired reminders), not set',
+    );
   }
   const service = readServiceConfiguration(parsed, problems);
   if (problems.length > 0 || !service) throw new EnvError(problems);

@@ -26,33 +26,38 @@ const LIST_LIMIT = 200;
 
 /**
  * What the reference proxies to its CRUD service, on a collection of our own: `GET /` (at most
- * 200, filtered by `?field=value` on the schema's top-level string fields), `GET /:id`,
+ * 200, filtered by `?field=value` on the schema's top-level string fields), `GET /count` (same filters), `GET /:id`,
  * `POST /` (answers the new `_id`), `PATCH /:id` (answers the document), `DELETE /:id` (204).
  */
 export function crudRoutes<Schema extends z.ZodObject>(options: CrudOptions<Schema>): Hono {
   const { collection, schema, what, uniqueField, sortBy, check } = options;
   const fields = Object.keys(schema.shape);
+  const filterOf = (query: Record<string, string>) =>
+    Object.fromEntries(Object.entries(query).filter(([key]) => fields.includes(key)));
 
   const duplicate = (error: unknown, value: unknown) => {
     if (error instanceof MongoServerError && error.code === DUPLICATE_KEY) {
-      return new HttpError(409, `${what} with ${uniqueField} "${String(value)}" already exist`);
+      return new HttpError(
+        409,
+        uniqueField
+          ? `${what} with ${uniqueField} "${String(value)}" already exist`
+          : `${what} already exist`,
+      );
     }
     return error;
   };
 
   return new Hono()
     .get('/', async (c) => {
-      const filter = Object.fromEntries(
-        Object.entries(c.req.query()).filter(([key]) => fields.includes(key)),
-      );
       return c.json(
         await collection
-          .find(filter)
+          .find(filterOf(c.req.query()))
           .sort({ [sortBy]: 1, _id: 1 })
           .limit(LIST_LIMIT)
           .toArray(),
       );
     })
+    .get('/count', async (c) => c.json(await collection.countDocuments(filterOf(c.req.query()))))
     .get('/:id', async (c) => {
       const found = await collection.findOne({ _id: c.req.param('id') });
       if (!found) throw new HttpError(404, `${what} not found`);

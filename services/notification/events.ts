@@ -1,53 +1,53 @@
 import { randomUUID } from 'node:crypto';
 import { Ajv } from 'ajv';
 import { MongoServerError } from 'mongodb';
+import type { Logger } from 'pino';
 import { HttpError } from '../kit/index.ts';
 import type { Deliver } from './channels.ts';
 import type { Channel } from './config.ts';
+import { type CustomHandler, type HandlerToolkit, handlerUtils } from './custom-handlers.ts';
+import { DEFAULT_HANDLERS, settingsAudience } from './default-handlers.ts';
 import { dispatch, type MessageOutcome } from './dispatch.ts';
-import type { Reminders } from './reminders.ts';
+import type { IncomingEvent, Step } from './handler.ts';
+import type { ReminderSummary, Reminders } from './reminders.ts';
 import { audienceOf, type NotificationSetting, resolveSettings } from './settings.ts';
 import type { Collections, Stored } from './store.ts';
 import type { RenderMessage, Template } from './templates.ts';
 import type { User, Users } from './users.ts';
 
-/** The events the reference handles without a custom handler. */
-export const DEFAULT_EVENTS: readonly string[] = [
-  'AM/AppointmentCreated/v1',
-  'AM/AppointmentUpdated/v1',
-  'AM/AppointmentDeleted/v1',
-  'AM/AppointmentReminder/v1',
-  'TMM/TherapyCreated/v1',
-  'TMM/TherapyUpdated/v1',
-  'TMM/TherapyDeleted/v1',
-  'TMM/TherapyReminder/v1',
-  'TMM/MonitoringCreated/v1',
-  'TMM/MonitoringUpdated/v1',
-  'TMM/MonitoringDeleted/v1',
-  'TMM/MonitoringReminder/v1',
-  'TMM/ThresholdExceeded/v1',
-  'RBAC/ResourceForbidden/v1',
-];
-
-export interface IncomingEvent {
-  readonly id?: string;
-  readonly name: string;
-  readonly key?: string;
-  readonly metadata?: Record<string, unknown>;
-  readonly payload?: Record<string, unknown>;
-}
+export type { IncomingEvent } from './handler.ts';
 
 export interface ProcessedEvent {
   readonly id: string;
   readonly notifications: Stored[];
 }
 
+export interface EventProcessorOptions {
+  readonly store: Collections;
+  readonly users: Users;
+  readonly activeChannels: readonly Channel[];
+  readonly render: RenderMessage;
+  readonly deliver: Deliver;
+  readonly reminders: Reminders;
+  readonly logger: Logger;
+  readonly now?: () => Date;
+  /** `CUSTOM_HANDLERS_FOLDER`'s handlers by file name, as event settings' `handlerName` names them. */
+  readonly customHandlers?: ReadonlyMap<string, CustomHandler>;
+}
+
 const DUPLICATE_KEY = 11000;
 
-/** What every recipient of one event shares. */
-interface EventContext {
+/** Recipients of one step served at once. */
+const RECIPIENTS_AT_ONCE = 20;
+
+/** Events fired by reminders: `AM/AppointmentReminder/v1`, `TMM/TherapyReminder/v1`, … */
+const REMINDER_EVENT = /Reminder\/v\d+$/;
+
+/** What every recipient of one step shares. */
+interface StepContext {
   readonly id: string;
   readonly event: IncomingEvent;
+  readonly step: Step;
   readonly settings: readonly NotificationSetting[];
   readonly templates: ReadonlyMap<string, Template>;
   readonly allowed: (channel: Channel) => boolean;
@@ -55,41 +55,30 @@ interface EventContext {
   readonly emitter: string | undefined;
 }
 
-/** Recipients of one event served at once. */
-const RECIPIENTS_AT_ONCE = 20;
-
-/** Events about a resource changed or gone: `AM/AppointmentUpdated/v1`, `TMM/TherapyDeleted/v1`, … */
-const ABORTS_REMINDERS = /(Updated|Deleted)\/v\d+$/;
-
-/** The date reminders count back from: the payload's `startDate` or `date`. */
-function eventDate(event: IncomingEvent): Date | undefined {
-  const value = event.payload?.startDate ?? event.payload?.date;
-  if (typeof value !== 'string' && typeof value !== 'number') return undefined;
-  const date = new Date(value);
-  return Number.isNaN(date.getTime()) ? undefined : date;
-}
-
 /** A notification per (event, recipient): its `_id` is what makes a redelivered event send nothing twice. */
 const notificationId = (eventId: string, userId: string) => `${eventId}:${userId}`;
 
 /**
- * One code path for events from HTTP and Kafka: store RECEIVED (the event id is the idempotency
- * key), find its handler (unknown: ERROR and a 400), validate the payload against the event
- * setting's schema, resolve the notification settings per user, send, store one notification per
- * recipient, mark PROCESSED. A redelivered event resends nothing already stored.
+ * One code path for events from HTTP, Kafka and reminders: store RECEIVED (the event id is the
+ * idempotency key), find its handler (custom, default, or the settings' audience for an event with
+ * settings; else ERROR and a 400), validate it against the event setting's schema, run the
+ * handler's steps (recipients, settings resolved per user, messages, reminders aborted and set),
+ * store one notification per recipient, mark PROCESSED. A redelivered event resends nothing
+ * already stored.
  */
 export class EventProcessor {
   private readonly ajv = new Ajv({ allErrors: true, strict: false });
+  private readonly store: Collections;
+  private readonly users: Users;
+  private readonly reminders: Reminders;
+  private readonly now: () => Date;
+  private readonly customHandlers: ReadonlyMap<string, CustomHandler>;
 
-  constructor(
-    private readonly store: Collections,
-    private readonly users: Users,
-    private readonly activeChannels: readonly Channel[],
-    private readonly render: RenderMessage,
-    private readonly deliver: Deliver,
-    private readonly reminders: Reminders,
-    private readonly now: () => Date = () => new Date(),
-  ) {}
+  constructor(private readonly options: EventProcessorOptions) {
+    ({ store: this.store, users: this.users, reminders: this.reminders } = options);
+    this.now = options.now ?? (() => new Date());
+    this.customHandlers = options.customHandlers ?? new Map();
+  }
 
   async process(event: IncomingEvent, source: Record<string, unknown>): Promise<ProcessedEvent> {
     const id = event.id ?? randomUUID();
@@ -104,19 +93,33 @@ export class EventProcessor {
         throw new HttpError(400, `event "${id}" was rejected before: ${seen.errors?.[0]?.message ?? ''}`);
     }
     const setting = await this.store.eventSettings.findOne({ eventName: event.name });
-    if (!setting && !DEFAULT_EVENTS.includes(event.name)) return this.reject(id, 'Unknown event');
+    const handlerName = typeof setting?.handlerName === 'string' ? setting.handlerName : undefined;
+    const custom = handlerName === undefined ? undefined : this.customHandlers.get(handlerName);
+    if (handlerName !== undefined && !custom)
+      return this.reject(id, `handler "${handlerName}" is not loaded`);
+    const handler = DEFAULT_HANDLERS[event.name] ?? (setting ? settingsAudience : undefined);
+    if (!custom && !handler) return this.reject(id, 'Unknown event');
     if (setting?.eventSchema) {
       const validate = this.ajv.compile(setting.eventSchema);
       if (!validate(event)) return this.reject(id, `invalid event: ${this.ajv.errorsText(validate.errors)}`);
     }
-    // A changed or deleted resource: its pending reminders are stale (an update schedules anew).
-    if (event.key && ABORTS_REMINDERS.test(event.name)) await this.reminders.abort(event.key);
-    const notifications = await this.notify(id, event, setting?.supportedChannels);
+    const reminder = REMINDER_EVENT.test(event.name);
+    const allowed = this.allowedChannels(setting?.supportedChannels as Channel[] | undefined);
+    // A timer service that missed an abort still calls back: the reminder stays unsent.
+    if (!(reminder && (await this.reminders.aborted(id)))) {
+      if (custom) await this.runCustom(custom, handlerName ?? '', { ...event, id }, allowed);
+      else if (handler) {
+        const notified = new Set((await this.notificationsOf(id)).map((n) => n.recipient as string));
+        for (const step of handler({ ...event, id }, this.now()))
+          await this.runStep(id, event, step, allowed, notified);
+      }
+    }
     await this.store.events.updateOne(
       { _id: id },
       { $set: { status: 'PROCESSED', processedAt: this.now() } },
     );
-    return { id, notifications };
+    if (reminder) await this.reminders.fired(id);
+    return { id, notifications: await this.notificationsOf(id) };
   }
 
   private async reject(id: string, message: string): Promise<never> {
@@ -128,45 +131,70 @@ export class EventProcessor {
     return this.store.notifications.find({ 'event.id': eventId }).sort({ _id: 1 }).toArray();
   }
 
-  private async notify(
+  /** One step: its reminders aborted, then each recipient not notified yet for this event served. */
+  private async runStep(
     id: string,
     event: IncomingEvent,
-    supported: Channel[] | undefined,
-  ): Promise<Stored[]> {
-    const settings = (await this.store.notificationSettings
-      .find({ eventName: event.name })
-      .toArray()) as unknown as NotificationSetting[];
-    const candidates = await this.users.find(audienceOf(settings));
-    const already = new Set((await this.notificationsOf(id)).map((n) => n.recipient as string));
-    const emitter = typeof event.metadata?.emitter === 'string' ? event.metadata.emitter : undefined;
-    const allowed = (c: Channel) => this.activeChannels.includes(c) && (!supported || supported.includes(c));
-    const data = { ...event.payload, event };
-    const names = [...new Set(settings.map((s) => s.templateName))];
-    const templates = new Map(
-      (await this.store.templates.find({ name: { $in: names } }).toArray()).map((t) => [t.name as string, t]),
+    step: Step,
+    allowed: (channel: Channel) => boolean,
+    notified: Set<string>,
+  ): Promise<void> {
+    if (step.abortReminders && event.key) await this.reminders.abort(event.key, step.recipients);
+    const all = await this.settingsOf(step.as.name);
+    const schedule = step.schedule;
+    const settings = schedule ? all.filter((s) => s.reminders?.includes(schedule)) : all;
+    const candidates = await this.users.find(
+      step.recipients ? { recipients: step.recipients } : audienceOf(settings),
     );
-    const context: EventContext = { id, event, settings, templates, allowed, data, emitter };
-    const pending = candidates.filter((user) => !already.has(user.id));
+    const pending = candidates.filter((user) => !notified.has(user.id));
+    if (pending.length === 0) return;
+    for (const user of pending) notified.add(user.id);
+    const context: StepContext = {
+      id,
+      event,
+      step,
+      settings,
+      templates: await this.templatesOf(settings.map((s) => s.templateName)),
+      allowed,
+      data: templateData(id, event, step.as),
+      emitter: typeof event.metadata?.emitter === 'string' ? event.metadata.emitter : undefined,
+    };
     // Recipients in parallel, a bounded number at a time: a 100-recipient event is not 100 round trips in a row.
     for (let start = 0; start < pending.length; start += RECIPIENTS_AT_ONCE) {
       await Promise.all(
         pending.slice(start, start + RECIPIENTS_AT_ONCE).map((user) => this.notifyUser(user, context)),
       );
     }
-    return this.notificationsOf(id);
   }
 
-  /** Sends one recipient its messages, schedules its reminders, stores its notification. */
-  private async notifyUser(user: User, context: EventContext): Promise<void> {
+  /** Sends one recipient its messages, sets its reminders, stores its notification. */
+  private async notifyUser(user: User, context: StepContext): Promise<void> {
     const { id, event, settings, templates, allowed, data, emitter } = context;
+    const deliveries = resolveSettings(settings, user, emitter, this.now());
+    const schedules = new Set(deliveries.flatMap((d) => d.reminders));
+    const messages = await this.messagesTo(user, deliveries, templates, data, allowed);
+    const reminders = await this.remind(id, event, context.step, user.id, schedules);
+    if (messages.length === 0 && reminders.length === 0) return;
+    await this.store.notifications.insertOne({
+      _id: notificationId(id, user.id),
+      event: { id, name: event.name, key: event.key },
+      recipient: user.id,
+      messages,
+      reminders,
+      createdAt: this.now(),
+    });
+  }
+
+  /** The template on each channel to one user; a template not found is a FAILURE on its channels. */
+  private async messagesTo(
+    user: User,
+    deliveries: readonly { templateName: string; channels: readonly Channel[] }[],
+    templates: ReadonlyMap<string, Template>,
+    data: unknown,
+    allowed: (channel: Channel) => boolean,
+  ): Promise<MessageOutcome[]> {
     const messages: MessageOutcome[] = [];
-    const reminders: unknown[] = [];
-    for (const { templateName, channels, reminders: schedules } of resolveSettings(
-      settings,
-      user,
-      emitter,
-      this.now(),
-    )) {
+    for (const { templateName, channels } of deliveries) {
       const template = templates.get(templateName);
       if (!template) {
         messages.push(
@@ -181,49 +209,137 @@ export class EventProcessor {
       }
       const sent = await dispatch(
         { users: [user], channels: channels.filter(allowed), template, data },
-        this.render,
-        this.deliver,
+        this.options.render,
+        this.options.deliver,
       );
       messages.push(...(sent.get(user.id) ?? []));
-      reminders.push(
-        ...(await this.remind(
-          id,
-          event,
-          user.id,
-          { templateName, channels: channels.filter(allowed), schedules },
-          data,
-        )),
-      );
     }
-    if (messages.length === 0 && reminders.length === 0) return;
-    await this.store.notifications.insertOne({
-      _id: notificationId(id, user.id),
-      event: { id, name: event.name, key: event.key },
-      recipient: user.id,
-      messages,
-      reminders,
-      createdAt: this.now(),
-    });
+    return messages;
   }
 
-  /** Reminders before the event date (none for a deletion, or without a date). */
-  private remind(
+  private allowedChannels(supported: readonly Channel[] | undefined) {
+    const active = this.options.activeChannels;
+    return (channel: Channel) => active.includes(channel) && (!supported || supported.includes(channel));
+  }
+
+  private async settingsOf(eventName: string): Promise<NotificationSetting[]> {
+    return (await this.store.notificationSettings
+      .find({ eventName })
+      .toArray()) as unknown as NotificationSetting[];
+  }
+
+  private async templatesOf(names: readonly string[]): Promise<Map<string, Template>> {
+    const found = await this.store.templates.find({ name: { $in: [...new Set(names)] } }).toArray();
+    return new Map(found.map((t) => [t.name as string, t]));
+  }
+
+  /**
+   * A custom handler with the reference's utils; what it sends and sets is stored on this event's
+   * notifications (a redelivered event resends nothing already stored). A handler that throws
+   * leaves the event ERROR, as in the reference.
+   */
+  private async runCustom(
+    handler: CustomHandler,
+    name: string,
+    event: IncomingEvent & { id: string },
+    allowed: (channel: Channel) => boolean,
+  ): Promise<void> {
+    const { id } = event;
+    const stored = (user: User) => this.store.notifications.findOne({ _id: notificationId(id, user.id) });
+    const kit: HandlerToolkit = {
+      eventId: id,
+      now: this.now,
+      findUsers: (audience) => this.users.find(audience),
+      settingsOf: (eventName) => this.settingsOf(eventName),
+      send: async (sent, user, messages) => {
+        const already = (await stored(user))?.messages as MessageOutcome[] | undefined;
+        if (already?.length) return already;
+        const byTemplate = new Map<string, Channel[]>();
+        for (const { templateName, channel } of messages)
+          byTemplate.set(templateName, [...(byTemplate.get(templateName) ?? []), channel]);
+        const deliveries = [...byTemplate].map(([templateName, channels]) => ({ templateName, channels }));
+        const templates = await this.templatesOf([...byTemplate.keys()]);
+        const as = { name: sent.name, payload: sent.payload ?? {} };
+        return this.messagesTo(user, deliveries, templates, templateData(id, sent, as), allowed);
+      },
+      remind: (reminderEvent, user, { schedule, expirationDate, recipients }) =>
+        this.reminders.schedule({
+          eventId: id,
+          key: reminderEvent.key,
+          recipient: user.id,
+          schedule,
+          expirationDate: new Date(expirationDate),
+          event: {
+            name: reminderEvent.name,
+            key: reminderEvent.key,
+            metadata: { ...reminderEvent.metadata, reminder: { schedule, expirationDate, recipients } },
+            payload: reminderEvent.payload,
+          },
+        }),
+      abort: (key, recipients) => this.reminders.abort(key, recipients),
+      save: async (user, part) =>
+        (await this.store.notifications.findOneAndUpdate(
+          { _id: notificationId(id, user.id) },
+          {
+            $set: part,
+            $setOnInsert: {
+              event: { id, name: event.name, key: event.key },
+              recipient: user.id,
+              createdAt: this.now(),
+            },
+          },
+          { upsert: true, returnDocument: 'after' },
+        )) as Stored,
+    };
+    try {
+      await Promise.all([await handler({ log: this.options.logger }, event, handlerUtils(kit))].flat());
+    } catch (error) {
+      const message = `handler "${name}" failed: ${(error as Error).message}`;
+      await this.store.events.updateOne({ _id: id }, { $set: { status: 'ERROR', errors: [{ message }] } });
+      throw new HttpError(500, message);
+    }
+  }
+
+  /** The step's reminders for one recipient: one per schedule whose expiration is still ahead. */
+  private async remind(
     eventId: string,
     event: IncomingEvent,
+    step: Step,
     recipient: string,
-    what: { templateName: string; channels: Channel[]; schedules: string[] },
-    data: unknown,
-  ) {
-    const date = eventDate(event);
-    if (!date || what.schedules.length === 0 || /Deleted\/v\d+$/.test(event.name)) return [];
-    return this.reminders.schedule({
-      eventId,
-      eventName: event.name,
-      key: event.key,
-      recipient,
-      ...what,
-      eventDate: date,
-      data,
-    });
+    schedules: ReadonlySet<string>,
+  ): Promise<ReminderSummary[]> {
+    const { remind } = step;
+    if (!remind) return [];
+    const set: ReminderSummary[] = [];
+    for (const schedule of schedules) {
+      const expirationDate = remind.expiration(schedule);
+      if (!expirationDate || expirationDate <= this.now()) continue;
+      const reminder = { schedule, expirationDate: expirationDate.toISOString(), recipients: [recipient] };
+      set.push(
+        await this.reminders.schedule({
+          eventId,
+          key: event.key,
+          recipient,
+          schedule,
+          expirationDate,
+          event: {
+            name: remind.name,
+            key: event.key,
+            metadata: { ...event.metadata, reminder },
+            payload: remind.payload,
+          },
+        }),
+      );
+    }
+    return set;
   }
+}
+
+/** What templates see: the payload's fields, and `event` (as the recipient gets it, under the name it applies). */
+function templateData(
+  id: string,
+  event: IncomingEvent,
+  as: { name: string; payload: Record<string, unknown> },
+) {
+  return { ...as.payload, event: { ...event, id, name: as.name, payload: as.payload } };
 }

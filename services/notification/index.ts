@@ -1,7 +1,7 @@
-import pino from 'pino';
-import { EnvError, stopOnSignal } from '../kit/index.ts';
+import pino, { type Logger } from 'pino';
+import { EnvError, type RunningServer, stopOnSignal } from '../kit/index.ts';
 import type { ServiceEntry } from '../registry.ts';
-import { type NotificationConfig, readConfig, serviceConfigurationJsonSchema } from './config.ts';
+import { readConfig, serviceConfigurationJsonSchema } from './config.ts';
 import { startNotificationService } from './start.ts';
 
 export const service: ServiceEntry = {
@@ -9,16 +9,18 @@ export const service: ServiceEntry = {
     'notification manager: email, SMS, voice, push and messaging-app notifications for platform events',
   configSchema: serviceConfigurationJsonSchema,
   async run(env, io) {
-    let config: NotificationConfig;
+    let server: RunningServer;
+    let logger: Logger;
     try {
-      config = readConfig(env);
+      const config = readConfig(env);
+      logger = pino({ level: config.LOG_LEVEL, base: { service: 'notification' } });
+      server = await startNotificationService(config, { logger, handleSignals: false });
     } catch (error) {
+      // A bad variable, configuration file or custom handler module.
       if (!(error instanceof EnvError)) throw error;
       io.err(`streamfold service notification: ${error.message}`);
       return 1;
     }
-    const logger = pino({ level: config.LOG_LEVEL, base: { service: 'notification' } });
-    const server = await startNotificationService(config, { logger, handleSignals: false });
     return stopOnSignal(() => server.close(), logger);
   },
 };

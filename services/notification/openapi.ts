@@ -5,6 +5,7 @@ import {
   EVENT_SETTING_BODY,
   NOTIFICATION_SETTING_BODY,
   PATCH_OWN_SETTINGS_BODY,
+  SAGA_COMMAND_BODY,
   SEND_BODY,
   TEMPLATE_BODY,
 } from './bodies.ts';
@@ -36,6 +37,7 @@ function crud(
   const duplicate = conflict ? [409] : [];
   return {
     [path]: { get: operation(`list ${what}`), post: operation(`create ${what}`, body, duplicate) },
+    [`${path}/count`]: { get: operation(`count ${what}`) },
     [`${path}/{id}`]: {
       get: operation(`read ${what}`, undefined, [404]),
       patch: operation(`update ${what}`, body.partial(), [404, ...duplicate]),
@@ -52,9 +54,13 @@ export function openApiDocument(info: PackageInfo) {
     paths: {
       '/send': { post: operation('send a message to users on channels', SEND_BODY, [404]) },
       '/notification-events': { post: operation('process a platform event', EVENT_BODY) },
+      '/saga/send': {
+        post: operation('send the message a Flow Manager command carries', SAGA_COMMAND_BODY, [404]),
+      },
       '/notifications': { get: operation('list notifications') },
+      '/notifications/count': { get: operation('count notifications') },
       '/notifications/{id}': { get: operation('read a notification', undefined, [404]) },
-      ...crud('/notification-settings', 'notification settings', NOTIFICATION_SETTING_BODY, false),
+      ...crud('/notification-settings', 'notification settings', NOTIFICATION_SETTING_BODY, true),
       ...crud('/event-settings', 'event settings', EVENT_SETTING_BODY, true),
       ...crud('/templates', 'templates', TEMPLATE_BODY, true),
       '/user-notification-settings': {

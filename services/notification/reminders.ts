@@ -1,63 +1,166 @@
+import { createHash } from 'node:crypto';
 import type { Collection } from 'mongodb';
 import type { Logger } from 'pino';
-import type { Deliver } from './channels.ts';
-import type { Channel } from './config.ts';
-import { dispatch } from './dispatch.ts';
-import { durationMs } from './duration.ts';
-import type { Collections, Stored } from './store.ts';
-import type { RenderMessage } from './templates.ts';
-import type { Users } from './users.ts';
+import type { IncomingEvent } from './handler.ts';
+import type { Stored } from './store.ts';
 
-/** A reminder as stored: fires once at `expirationDate` unless ABORTED first. */
+/**
+ * A reminder as stored: the event it fires at `expirationDate` (its `_id` is the event's id, so a
+ * reminder fired twice is processed once), unless ABORTED first.
+ */
 export interface Reminder extends Stored {
+  /** The event that set it. */
   readonly eventId: string;
-  readonly eventName: string;
   /** The event's key (the appointment, the plan): later events on the key abort it. */
   readonly key?: string;
   readonly recipient: string;
-  readonly templateName: string;
-  readonly channels: Channel[];
-  /** The ISO 8601 duration before the event date it was set for. */
+  /** The ISO 8601 duration before the date it reminds of. */
   readonly schedule: string;
   readonly expirationDate: Date;
-  readonly status: 'ACTIVE' | 'FIRING' | 'SENT' | 'ABORTED';
-  readonly data: unknown;
+  readonly status: 'ACTIVE' | 'FIRING' | 'SENT' | 'ABORTED' | 'ERROR';
+  readonly event: IncomingEvent & { readonly id: string };
+  /** The timer service's id of its expiration (none with the built-in scheduler). */
+  readonly expirationId?: string;
+  readonly error?: { readonly message: string };
+  /** When the built-in scheduler claimed it (FIRING). */
+  readonly claimedAt?: Date;
 }
 
-export interface ReminderRequest
-  extends Pick<
-    Reminder,
-    'eventId' | 'eventName' | 'key' | 'recipient' | 'templateName' | 'channels' | 'data'
-  > {
-  readonly schedules: readonly string[];
-  readonly eventDate: Date;
+export type ReminderRequest = Pick<
+  Reminder,
+  'eventId' | 'key' | 'recipient' | 'schedule' | 'expirationDate'
+> & {
+  readonly event: Omit<IncomingEvent, 'id'>;
+};
+
+/** What a notification's `reminders` lists, as the reference's notification reminders. */
+export type ReminderSummary = Pick<
+  Reminder,
+  'schedule' | 'expirationDate' | 'status' | 'expirationId' | 'error'
+> & {
+  readonly id: string;
+};
+
+/** Where reminders wait for their time: the timer service, or the built-in scheduler (nothing to call). */
+export interface ReminderBackend {
+  /** Answers the expiration id the backend gave the reminder, if any. */
+  schedule(reminder: Reminder): Promise<string | undefined>;
+  abort(reminder: Reminder): Promise<void>;
 }
+
+export const BUILT_IN_SCHEDULER: ReminderBackend = {
+  schedule: async () => undefined,
+  abort: async () => undefined,
+};
+
+/** A FIRING reminder claimed longer ago than this was left by a crash: claimed again (its event is idempotent). */
+const FIRING_LEASE_MS = 60_000;
+
+/** A reminder's id from what makes it unique: a redelivered event sets nothing twice. */
+function reminderId({ eventId, recipient, schedule, expirationDate }: ReminderRequest): string {
+  return createHash('sha256')
+    .update(`${eventId}\n${recipient}\n${schedule}\n${expirationDate.toISOString()}`)
+    .digest('base64url')
+    .slice(0, 24);
+}
+
+const summary = (r: Reminder): ReminderSummary => ({
+  id: r._id,
+  schedule: r.schedule,
+  expirationDate: r.expirationDate,
+  status: r.status,
+  ...(r.expirationId ? { expirationId: r.expirationId } : {}),
+  ...(r.error ? { error: r.error } : {}),
+});
 
 /**
- * The built-in scheduler (no `TIMER_SERVICE_URL`): reminders are documents, so they survive a
- * restart; `tick()` fires the due ones, each claimed with one atomic update (ACTIVE → FIRING) so
- * that two replicas never fire the same reminder. Aborted reminders never fire.
+ * Reminders are documents whatever the backend, so they survive a restart and an abort is known
+ * even when the timer service missed it: a reminder event whose reminder is ABORTED is not sent.
+ * With the built-in scheduler, `tick()` fires the due ones, each claimed with one atomic update
+ * (ACTIVE → FIRING) so that two replicas never fire the same reminder at once.
  */
 export class Reminders {
-  private readonly reminders: Collection<Reminder>;
-
   constructor(
-    private readonly store: Collections,
-    private readonly users: Users,
-    private readonly render: RenderMessage,
-    private readonly deliver: Deliver,
+    private readonly reminders: Collection<Reminder>,
+    private readonly backend: ReminderBackend,
     private readonly logger: Logger,
     private readonly now: () => Date = () => new Date(),
-  ) {
-    this.reminders = store.reminders;
+  ) {}
+
+  /**
+   * Stores the reminder and hands it to the backend; a failure there is the reminder's ERROR, as
+   * the reference stores it. Stored before it is handed over: a crash in between leaves it ACTIVE
+   * without an expiration id, and the redelivered event hands it over then (a reminder handed
+   * over twice fires an event processed once).
+   */
+  async schedule(request: ReminderRequest): Promise<ReminderSummary> {
+    const _id = reminderId(request);
+    const fresh: Reminder = { ...request, _id, status: 'ACTIVE', event: { ...request.event, id: _id } };
+    const { upsertedCount } = await this.reminders.updateOne(
+      { _id },
+      { $setOnInsert: fresh },
+      { upsert: true },
+    );
+    const reminder = upsertedCount === 1 ? fresh : ((await this.reminders.findOne({ _id })) ?? fresh);
+    if (reminder.status !== 'ACTIVE' || reminder.expirationId) return summary(reminder);
+    try {
+      const expirationId = await this.backend.schedule(reminder);
+      if (!expirationId) return summary(reminder);
+      await this.reminders.updateOne({ _id }, { $set: { expirationId } });
+      return summary({ ...reminder, expirationId });
+    } catch (error) {
+      const failed = { status: 'ERROR' as const, error: { message: (error as Error).message } };
+      await this.reminders.updateOne({ _id }, { $set: failed });
+      return summary({ ...reminder, ...failed });
+    }
+  }
+
+  /**
+   * Aborts the active reminders of the key (for these recipients only, when given); answers how
+   * many. Aborted here first: a timer service that misses the abort cannot make it fire.
+   */
+  async abort(key: string, recipients?: readonly string[]): Promise<number> {
+    const active = await this.reminders
+      .find({ key, status: 'ACTIVE', ...(recipients ? { recipient: { $in: [...recipients] } } : {}) })
+      .toArray();
+    let aborted = 0;
+    for (const reminder of active) {
+      const { modifiedCount } = await this.reminders.updateOne(
+        { _id: reminder._id, status: 'ACTIVE' },
+        { $set: { status: 'ABORTED' } },
+      );
+      if (modifiedCount === 0) continue;
+      aborted++;
+      await this.backend.abort(reminder).catch(async (error: unknown) => {
+        this.logger.warn({ err: error, reminder: reminder._id }, 'timer service abort failed');
+        await this.reminders.updateOne(
+          { _id: reminder._id },
+          { $set: { abortError: { message: (error as Error).message } } },
+        );
+      });
+    }
+    return aborted;
+  }
+
+  /** Whether the event is a reminder that was aborted (its firing is then ignored). */
+  async aborted(eventId: string): Promise<boolean> {
+    return (await this.reminders.countDocuments({ _id: eventId, status: 'ABORTED' })) > 0;
+  }
+
+  /** The reminder's event was processed. */
+  async fired(eventId: string): Promise<void> {
+    await this.reminders.updateOne(
+      { _id: eventId, status: { $in: ['ACTIVE', 'FIRING'] } },
+      { $set: { status: 'SENT', firedAt: this.now() } },
+    );
   }
 
   /** Ticks every `intervalMs` until the returned function is called (a failed tick is logged, the next one retries). */
-  run(intervalMs: number): () => Promise<void> {
+  run(intervalMs: number, fire: (event: Reminder['event']) => Promise<unknown>): () => Promise<void> {
     let running: Promise<unknown> = Promise.resolve();
     const timer = setInterval(() => {
       running = running
-        .then(() => this.tick())
+        .then(() => this.tick(fire))
         .catch((err: unknown) => this.logger.error({ err }, 'reminders tick failed'));
     }, intervalMs);
     return async () => {
@@ -66,69 +169,30 @@ export class Reminders {
     };
   }
 
-  /** One reminder per schedule still in the future; `_id` makes a redelivered event schedule nothing twice. */
-  async schedule(
-    request: ReminderRequest,
-  ): Promise<{ schedule: string; expirationDate: Date; status: string }[]> {
-    const scheduled = [];
-    for (const schedule of request.schedules) {
-      const before = durationMs(schedule);
-      if (before === undefined) continue;
-      const expirationDate = new Date(request.eventDate.getTime() - before);
-      if (expirationDate <= this.now()) continue;
-      const { schedules: _, eventDate: __, ...rest } = request;
-      const _id = `${request.eventId}:${request.recipient}:${request.templateName}:${schedule}`;
-      await this.reminders.updateOne(
-        { _id },
-        { $setOnInsert: { ...rest, _id, schedule, expirationDate, status: 'ACTIVE' } },
-        { upsert: true },
-      );
-      scheduled.push({ schedule, expirationDate, status: 'ACTIVE' });
-    }
-    return scheduled;
-  }
-
-  /** Aborts every active reminder of the key; answers how many. */
-  async abort(key: string): Promise<number> {
-    const { modifiedCount } = await this.reminders.updateMany(
-      { key, status: 'ACTIVE' },
-      { $set: { status: 'ABORTED' } },
-    );
-    return modifiedCount;
-  }
-
-  /** Fires every due reminder; answers how many fired. */
-  async tick(): Promise<number> {
+  /**
+   * The built-in scheduler: fires every due reminder it holds (those without a timer expiration),
+   * and those a crash left FIRING; answers how many fired. A failed fire stays FIRING and is
+   * claimed again after the lease.
+   */
+  async tick(fire: (event: Reminder['event']) => Promise<unknown>): Promise<number> {
     let fired = 0;
     for (;;) {
+      const now = this.now();
       const claimed = await this.reminders.findOneAndUpdate(
-        { status: 'ACTIVE', expirationDate: { $lte: this.now() } },
-        { $set: { status: 'FIRING' } },
+        {
+          expirationId: { $exists: false },
+          $or: [
+            { status: 'ACTIVE', expirationDate: { $lte: now } },
+            { status: 'FIRING', claimedAt: { $lte: new Date(now.getTime() - FIRING_LEASE_MS) } },
+          ],
+        },
+        { $set: { status: 'FIRING', claimedAt: now } },
         { sort: { expirationDate: 1 }, returnDocument: 'after' },
       );
       if (!claimed) return fired;
-      await this.fire(claimed);
+      await fire(claimed.event);
+      await this.fired(claimed._id);
       fired++;
     }
-  }
-
-  private async fire(reminder: Reminder): Promise<void> {
-    const [user] = await this.users.find({ recipients: [reminder.recipient] });
-    const template = await this.store.templates.findOne({ name: reminder.templateName });
-    const outcomes =
-      user && template
-        ? await dispatch(
-            { users: [user], channels: reminder.channels, template, data: reminder.data },
-            this.render,
-            this.deliver,
-          )
-        : undefined;
-    const messages = outcomes?.get(reminder.recipient) ?? [];
-    if (!user || !template)
-      this.logger.warn({ reminder: reminder._id }, 'reminder without its user or template');
-    await this.reminders.updateOne(
-      { _id: reminder._id },
-      { $set: { status: 'SENT', messages, firedAt: this.now() } },
-    );
   }
 }

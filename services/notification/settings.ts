@@ -25,25 +25,34 @@ export interface Delivery {
   readonly reminders: string[];
 }
 
+/** Weight of each selector in the precedence: user > cluster > role > group. */
+const SELECTORS = [
+  ['user', 8],
+  ['cluster', 4],
+  ['role', 2],
+  ['group', 1],
+] as const;
+
 /**
- * -1 when the setting does not target the user (every selector it sets must match), else its
- * precedence: user > cluster > role > group, and among equals the one with more selectors (a
- * user in a cluster beats the user alone; a group in a cluster beats a group with a role).
+ * A setting's precedence among those reaching a user: user > cluster > role > group, and among
+ * equals the one with more selectors (a user in a cluster beats the user alone; a group in a
+ * cluster beats a group with a role).
  */
+function rankOf(setting: NotificationSetting): number {
+  return SELECTORS.reduce((rank, [field, weight]) => rank + (setting[field] === undefined ? 0 : weight), 0);
+}
+
+/** -1 when the setting does not target the user (every selector it sets must match, and it sets one), else its rank. */
 export function precedence(setting: NotificationSetting, user: User): number {
-  const selectors: [string | undefined, boolean, number][] = [
-    [setting.user, setting.user === user.id, 8],
-    [setting.cluster, user.clusters.includes(setting.cluster ?? ''), 4],
-    [setting.role, user.roles.includes(setting.role ?? ''), 2],
-    [setting.group, user.groups.includes(setting.group ?? ''), 1],
-  ];
-  let rank = 0;
-  for (const [value, matches, weight] of selectors) {
-    if (value === undefined) continue;
-    if (!matches) return -1;
-    rank += weight;
-  }
-  return rank === 0 ? -1 : rank;
+  const matches = {
+    user: setting.user === user.id,
+    cluster: user.clusters.includes(setting.cluster ?? ''),
+    role: user.roles.includes(setting.role ?? ''),
+    group: user.groups.includes(setting.group ?? ''),
+  };
+  const rank = rankOf(setting);
+  if (rank === 0 || SELECTORS.some(([field]) => setting[field] !== undefined && !matches[field])) return -1;
+  return rank;
 }
 
 /** `09:00-18:00` holds `now` in the user's time zone (a window may cross midnight). */
@@ -62,36 +71,59 @@ function withinHours(hours: readonly string[] | undefined, now: Date, timeZone: 
   });
 }
 
+/** The settings of one user (all reaching them) that apply to an event of `emitter`: those without `emitters`, or listing it. */
+export function forUser(
+  settings: readonly NotificationSetting[],
+  user: User,
+  emitters: readonly string[],
+): NotificationSetting[] {
+  return settings.filter(
+    (s) => precedence(s, user) >= 0 && (!s.emitters?.length || s.emitters.some((e) => emitters.includes(e))),
+  );
+}
+
 /**
- * The reference's resolution for one user: the settings that match the user and the emitter,
- * grouped by template; in each group only the highest-precedence settings count, and an IGNORE
- * among them drops the template; quiet hours (`hours`, in the user's time zone) drop a setting.
+ * The reference's `mergeNotificationSettings` on the settings reaching one user: per template,
+ * only the highest-precedence settings count, and an IGNORE among them drops the template; quiet
+ * hours (`hours`, in the user's time zone) drop a setting.
  */
+export function mergeSettings(
+  settings: readonly NotificationSetting[],
+  now: Date,
+  timeZone?: string,
+): NotificationSetting[] {
+  const best = new Map<string, { rank: number; settings: NotificationSetting[] }>();
+  for (const setting of settings) {
+    const rank = rankOf(setting);
+    const current = best.get(setting.templateName);
+    if (!current || rank > current.rank) best.set(setting.templateName, { rank, settings: [setting] });
+    else if (rank === current.rank) current.settings.push(setting);
+  }
+  return [...best.values()]
+    .filter(({ settings: top }) => !top.some((s) => s.rule === 'IGNORE'))
+    .flatMap(({ settings: top }) => top.filter((s) => withinHours(s.hours, now, timeZone)));
+}
+
+/** The reference's resolution for one user and event: the settings matching them, merged, grouped by template. */
 export function resolveSettings(
   settings: readonly NotificationSetting[],
   user: User,
   emitter: string | undefined,
   now: Date,
 ): Delivery[] {
-  const best = new Map<string, { rank: number; settings: NotificationSetting[] }>();
-  for (const setting of settings) {
-    const rank = precedence(setting, user);
-    if (rank < 0) continue;
-    if (setting.emitters?.length && (emitter === undefined || !setting.emitters.includes(emitter))) continue;
-    const current = best.get(setting.templateName);
-    if (!current || rank > current.rank) best.set(setting.templateName, { rank, settings: [setting] });
-    else if (rank === current.rank) current.settings.push(setting);
+  const merged = mergeSettings(forUser(settings, user, emitter ? [emitter] : []), now, user.timeZone);
+  const byTemplate = new Map<string, { channels: Set<Channel>; reminders: Set<string> }>();
+  for (const s of merged) {
+    const delivery = byTemplate.get(s.templateName) ?? { channels: new Set(), reminders: new Set() };
+    byTemplate.set(s.templateName, delivery);
+    for (const c of s.channels) delivery.channels.add(c);
+    for (const r of s.reminders ?? []) delivery.reminders.add(r);
   }
-  const deliveries: Delivery[] = [];
-  for (const [templateName, { settings: top }] of best) {
-    if (top.some((s) => s.rule === 'IGNORE')) continue;
-    const channels = new Set<Channel>();
-    for (const s of top)
-      if (withinHours(s.hours, now, user.timeZone)) for (const c of s.channels) channels.add(c);
-    const reminders = [...new Set(top.flatMap((s) => s.reminders ?? []))];
-    if (channels.size > 0) deliveries.push({ templateName, channels: [...channels], reminders });
-  }
-  return deliveries;
+  return [...byTemplate].map(([templateName, { channels, reminders }]) => ({
+    templateName,
+    channels: [...channels],
+    reminders: [...reminders],
+  }));
 }
 
 /** Who a setting targets, for finding the candidate users. */

@@ -7,11 +7,13 @@ import { type RunningServer, readPackageInfo, serve } from '../kit/index.ts';
 import { createNotificationApp } from './app.ts';
 import { createDelivery } from './channels.ts';
 import type { NotificationConfig } from './config.ts';
+import { loadCustomHandlers } from './custom-handlers.ts';
 import { EventProcessor } from './events.ts';
 import { type KafkaIntake, startKafkaIntake } from './kafka-intake.ts';
-import { Reminders } from './reminders.ts';
+import { BUILT_IN_SCHEDULER, Reminders } from './reminders.ts';
 import { collections, ensureIndexes } from './store.ts';
 import { createRenderer } from './templates.ts';
+import { timerService } from './timer-service.ts';
 import { Users } from './users.ts';
 
 /**
@@ -23,6 +25,8 @@ export async function startNotificationService(
   options: { logger: Logger; handleSignals?: boolean },
 ): Promise<RunningServer & { readonly kafka?: KafkaIntake }> {
   const { logger } = options;
+  // Before any connection: a bad handler module stops the service at once.
+  const customHandlers = await loadCustomHandlers(config.CUSTOM_HANDLERS_FOLDER);
   const client = new MongoClient(config.MONGODB_URL, { serverSelectionTimeoutMS: config.MONGODB_TIMEOUT_MS });
   const db = client.db(config.MONGODB_DATABASE);
   const store = collections(db, config);
@@ -35,9 +39,21 @@ export async function startNotificationService(
   const activeChannels = config.service.activeChannels;
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'streamfold_' });
-  const reminders = new Reminders(store, users, render, delivery.deliver, logger);
-  const stopReminders = reminders.run(config.REMINDERS_POLL_MS);
-  const events = new EventProcessor(store, users, activeChannels, render, delivery.deliver, reminders);
+  const reminders = new Reminders(store.reminders, reminderBackend(config), logger);
+  const events = new EventProcessor({
+    store,
+    users,
+    activeChannels,
+    render,
+    deliver: delivery.deliver,
+    reminders,
+    logger,
+    customHandlers,
+  });
+  // With the timer service, reminders come back through POST /notification-events/; else they are ours to fire.
+  const stopReminders = config.TIMER_SERVICE_URL
+    ? async () => undefined
+    : reminders.run(config.REMINDERS_POLL_MS, (event) => events.process(event, { type: 'reminder' }));
   const kafka = startKafka(config, events, logger);
   const app = createNotificationApp({
     store,
@@ -53,6 +69,8 @@ export async function startNotificationService(
     userIdHeader: config.USERID_HEADER_KEY,
     fileServiceUrl: config.FILE_SERVICE_URL,
     groupsHeader: config.GROUPS_HEADER_KEY,
+    flowManager: config.service.flowManagerConfiguration,
+    flowManagerCalls: { timeoutMs: config.CHANNEL_TIMEOUT_MS, retries: config.CHANNEL_RETRIES },
   });
   const server = await serve(app, {
     port: config.HTTP_PORT,
@@ -79,5 +97,17 @@ function startKafka(config: NotificationConfig, events: EventProcessor, logger: 
     groupId: KAFKA_CONSUMER_GROUP,
     events,
     logger,
+  });
+}
+
+/** The timer service when `TIMER_SERVICE_URL` is set (config.ts requires its callback URL with it), else the built-in scheduler. */
+function reminderBackend(config: NotificationConfig) {
+  const { TIMER_SERVICE_URL: url, TIMER_CALLBACK_URL: callbackUrl } = config;
+  if (!url || !callbackUrl) return BUILT_IN_SCHEDULER;
+  return timerService({
+    url,
+    callbackUrl,
+    timeoutMs: config.CHANNEL_TIMEOUT_MS,
+    retries: config.CHANNEL_RETRIES,
   });
 }

@@ -37,12 +37,16 @@ export function collections(db: Db, config: NotificationConfig): Collections {
 export async function ensureIndexes(store: Collections, userIdField: string): Promise<void> {
   await Promise.all([
     store.eventSettings.createIndex({ eventName: 1 }, { unique: true }),
-    store.notificationSettings.createIndex({ eventName: 1 }),
+    // One setting per event, template and selectors (missing selectors index as null).
+    store.notificationSettings.createIndex(
+      { eventName: 1, templateName: 1, user: 1, group: 1, cluster: 1, role: 1 },
+      { unique: true },
+    ),
     store.notifications.createIndex({ 'event.id': 1 }),
     store.events.createIndex({ name: 1, status: 1 }),
     store.templates.createIndex({ name: 1 }, { unique: true }),
     store.reminders.createIndex({ status: 1, expirationDate: 1 }),
-    store.reminders.createIndex({ key: 1, status: 1 }),
+    store.reminders.createIndex({ key: 1, status: 1, recipient: 1 }),
     ...(userIdField === '_id' ? [] : [store.users.createIndex({ [userIdField]: 1 })]),
   ]);
 }

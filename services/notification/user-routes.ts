@@ -3,7 +3,7 @@ import { Hono } from 'hono';
 import { HttpError } from '../kit/index.ts';
 import { bodyOf, NOTIFICATION_SETTING_BODY, PATCH_OWN_SETTINGS_BODY } from './bodies.ts';
 import type { Channel } from './config.ts';
-import { DEFAULT_EVENTS } from './events.ts';
+import { DEFAULT_EVENTS } from './default-handlers.ts';
 import { type NotificationSetting, precedence, targets } from './settings.ts';
 import type { Collections, Stored } from './store.ts';
 import type { User, Users } from './users.ts';

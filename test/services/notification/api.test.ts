@@ -1,13 +1,10 @@
 import * as assert from 'node:assert/strict';
 import { type Db, MongoClient } from 'mongodb';
-import pino from 'pino';
-import type { RunningServer } from '../../../services/kit/index.ts';
-import { readConfig } from '../../../services/notification/config.ts';
-import { startNotificationService } from '../../../services/notification/start.ts';
 import { type HttpSink, startHttpSink } from '../../support/http-sink.ts';
 import { type MongoFixture, startMongo } from '../../support/mongo.ts';
 import { type SmtpSink, startSmtpSink } from '../../support/smtp-sink.ts';
 import { test } from '../../support/suite.ts';
+import { type NotificationService, startService } from './service-fixture.ts';
 
 let mongo: MongoFixture;
 let client: MongoClient;
@@ -15,21 +12,11 @@ let db: Db;
 let smtp: SmtpSink;
 let sms: HttpSink;
 let files: HttpSink;
-let server: RunningServer;
+let server: NotificationService;
 let base: string;
 
-const post = (path: string, body: unknown) =>
-  fetch(`${base}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-const patch = (path: string, body: unknown) =>
-  fetch(`${base}${path}`, {
-    method: 'PATCH',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
+const post = (path: string, body: unknown) => server.post(path, body);
+const patch = (path: string, body: unknown) => server.patch(path, body);
 
 test.before(async () => {
   [mongo, smtp, sms, files] = await Promise.all([
@@ -70,8 +57,7 @@ test.before(async () => {
       smsMessage: 'Appointment {{at}}',
     },
   ]);
-  const config = readConfig({
-    HTTP_PORT: '0',
+  server = await startService({
     MONGODB_URL: mongo.url,
     MONGODB_DATABASE: mongo.database,
     SMTP_URL: smtp.url,
@@ -79,11 +65,7 @@ test.before(async () => {
     FILE_SERVICE_URL: files.url,
     CHANNEL_RETRIES: '2',
   });
-  server = await startNotificationService(config, {
-    logger: pino({ level: process.env.TEST_LOG ?? 'silent' }),
-    handleSignals: false,
-  });
-  base = `http://127.0.0.1:${server.port}`;
+  base = server.base;
 });
 
 test.after(async () => {
@@ -337,6 +319,35 @@ test('notification settings: the reference rules (template exists and has the ch
   assert.equal((await patch('/notification-settings/nope', { channels: ['sms'] })).status, 404);
 });
 
+test('notification settings: 409 on a second one with the same event, template and selectors, on POST and PATCH', async () => {
+  const setting = { eventName: 'Dup/v1', templateName: 'welcome', channels: ['email'], group: 'doctors' };
+  assert.equal((await post('/notification-settings', setting)).status, 200);
+  const again = await post('/notification-settings', { ...setting, channels: ['sms'] });
+  assert.equal(again.status, 409);
+  assert.deepEqual(await again.json(), {
+    statusCode: 409,
+    error: 'Conflict',
+    message:
+      'notification settings for "Dup/v1" with template "welcome" and the same user, group, cluster and role already exist',
+  });
+  const other = await post('/notification-settings', { ...setting, cluster: 'north' });
+  assert.equal(other.status, 200, 'one more selector: another audience');
+  const { _id } = (await other.json()) as { _id: string };
+  assert.equal(
+    (await patch(`/notification-settings/${_id}`, { cluster: 'south' })).status,
+    200,
+    'itself is no duplicate',
+  );
+  const third = (await (await post('/notification-settings', { ...setting, cluster: 'east' })).json()) as {
+    _id: string;
+  };
+  assert.equal((await patch(`/notification-settings/${third._id}`, { cluster: 'south' })).status, 409);
+  const count = async (query: string) =>
+    (await (await fetch(`${base}/notification-settings/count?${query}`)).json()) as number;
+  assert.equal(await count('eventName=Dup/v1'), 3);
+  assert.equal(await count('eventName=Dup/v1&cluster=south'), 1);
+});
+
 test('an unknown event: 400 "Unknown event", stored as ERROR', async () => {
   const answer = await post('/notification-events/', { id: 'e-unknown', name: 'Nobody/Knows/v1' });
   assert.equal(answer.status, 400);
@@ -377,7 +388,13 @@ test('an event: settings resolved per user, sent, notifications stored; the same
   });
   const mails = smtp.messages.length;
   const texts = sms.calls.length;
-  const event = { id: 'e-1', name: 'AM/AppointmentCreated/v1', key: 'apt-1', at: '10:00' };
+  const event = {
+    id: 'e-1',
+    name: 'AM/AppointmentCreated/v1',
+    key: 'apt-1',
+    at: '10:00',
+    participantIds: ['ada', 'bob', 'eve'],
+  };
   const answer = await post('/notification-events/', event);
   assert.equal(answer.status, 200);
   const { notifications } = (await answer.json()) as {
@@ -399,6 +416,15 @@ test('an event: settings resolved per user, sent, notifications stored; the same
   assert.equal(again.status, 200);
   assert.equal(((await again.json()) as { notifications: unknown[] }).notifications.length, 2);
   assert.equal(smtp.messages.length - mails, 2, 'nothing sent twice');
+  const count = async (query: string) =>
+    (await (await fetch(`${base}/notifications/count?${query}`)).json()) as number;
+  assert.equal(await count('eventId=e-1'), 2);
+  assert.equal(await count('eventId=e-1&recipient=bob'), 1);
+  assert.equal(await count('eventName=Nobody/v1'), 0);
+  const listed = (await (
+    await fetch(`${base}/notifications?recipient=ada&eventKey=apt-1`)
+  ).json()) as unknown[];
+  assert.equal(listed.length, 1);
   const stored = (await (await fetch(`${base}/notifications/e-1:ada`)).json()) as { event: { name: string } };
   assert.equal(stored.event.name, 'AM/AppointmentCreated/v1');
   assert.equal((await fetch(`${base}/notifications/nope`)).status, 404);
@@ -414,6 +440,7 @@ test('an event received but not sent before a crash (RECEIVED): a redelivery sen
     id: 'e-crashed',
     name: 'AM/AppointmentCreated/v1',
     at: 'noon',
+    participantIds: ['ada', 'bob'],
   });
   assert.equal(answer.status, 200);
   assert.equal(smtp.messages.length - mails, 2);
@@ -544,6 +571,9 @@ test('GET /documentation/json: every route, the body schemas from the zod schema
   assert.equal(doc.openapi, '3.1.0');
   for (const path of [
     '/send',
+    '/saga/send',
+    '/notifications/count',
+    '/templates/count',
     '/notification-events',
     '/event-settings/{id}',
     '/templates',

@@ -59,6 +59,17 @@ test('the Kafka variables come together', () => {
   );
 });
 
+test('TIMER_SERVICE_URL needs TIMER_CALLBACK_URL', () => {
+  assert.deepEqual(problemsOf({ ...BASE, TIMER_SERVICE_URL: 'http://timer' }), [
+    'TIMER_CALLBACK_URL: required with TIMER_SERVICE_URL (where the timer service posts expired reminders), not set',
+  ]);
+  assert.equal(
+    readConfig({ ...BASE, TIMER_SERVICE_URL: 'http://timer', TIMER_CALLBACK_URL: 'http://nm:3000' })
+      .TIMER_CALLBACK_URL,
+    'http://nm:3000',
+  );
+});
+
 test('no channel service at all: named', () => {
   assert.match(
     problemsOf({ MONGODB_URL: BASE.MONGODB_URL }).join(),

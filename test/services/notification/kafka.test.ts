@@ -1,15 +1,13 @@
 import * as assert from 'node:assert/strict';
 import { type Db, MongoClient } from 'mongodb';
-import pino from 'pino';
 import { createKafkaBroker } from '../../../engine/broker/kafka/index.ts';
 import type { BrokerProducer } from '../../../engine/broker/types.ts';
-import { readConfig } from '../../../services/notification/config.ts';
-import { startNotificationService } from '../../../services/notification/start.ts';
 import { type KafkaFixture, startKafka } from '../../support/kafka.ts';
 import { type MongoFixture, startMongo } from '../../support/mongo.ts';
 import { type SmtpSink, startSmtpSink } from '../../support/smtp-sink.ts';
 import { test } from '../../support/suite.ts';
 import { startTopicReader, type TopicReader } from '../rest2broker/topic-reader.ts';
+import { type NotificationService, startService } from './service-fixture.ts';
 
 let kafka: KafkaFixture;
 let mongo: MongoFixture;
@@ -18,7 +16,7 @@ let client: MongoClient;
 let db: Db;
 let reader: TopicReader;
 let producer: BrokerProducer;
-let server: Awaited<ReturnType<typeof startNotificationService>>;
+let server: NotificationService;
 
 async function until(what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 30_000) {
   const deadline = Date.now() + timeoutMs;
@@ -57,8 +55,7 @@ test.before(async () => {
     channels: ['email'],
   });
   const { 'bootstrap.servers': brokers, ...properties } = kafka.properties;
-  const config = readConfig({
-    HTTP_PORT: '0',
+  server = await startService({
     MONGODB_URL: mongo.url,
     MONGODB_DATABASE: mongo.database,
     SMTP_URL: smtp.url,
@@ -67,10 +64,6 @@ test.before(async () => {
     KAFKA_EVENTS_TOPIC_NAME: kafka.topic('events'),
     KAFKA_ERRORS_TOPIC_NAME: kafka.topic('errors'),
     KAFKA_CONSUMER_GROUP: 'notification-test',
-  });
-  server = await startNotificationService(config, {
-    logger: pino({ level: process.env.TEST_LOG ?? 'silent' }),
-    handleSignals: false,
   });
   // Mokapi starts a new group at the end of the topic: produce only once the group has its partition.
   await server.kafka?.assigned;
@@ -88,11 +81,11 @@ test.after(async () => {
 });
 
 test('events from Kafka: sent once even when delivered twice; bad and unknown events go to the errors topic without stalling', async () => {
-  await send({ id: 'k-1', name: 'TMM/TherapyCreated/v1', order: 'A-1' });
+  await send({ id: 'k-1', name: 'TMM/TherapyCreated/v1', patientId: 'ada', order: 'A-1' });
   await send('not json');
   await send({ id: 'k-2', name: 'Nobody/Knows/v1' });
-  await send({ id: 'k-1', name: 'TMM/TherapyCreated/v1', order: 'A-1' });
-  await send({ name: 'TMM/TherapyCreated/v1', order: 'B-2' });
+  await send({ id: 'k-1', name: 'TMM/TherapyCreated/v1', patientId: 'ada', order: 'A-1' });
+  await send({ name: 'TMM/TherapyCreated/v1', patientId: 'ada', order: 'B-2' });
   await until(
     'the last event processed',
     async () => (await db.collection('events').countDocuments({ status: { $ne: 'RECEIVED' } })) === 3,

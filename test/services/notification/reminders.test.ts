@@ -1,58 +1,26 @@
 import * as assert from 'node:assert/strict';
-import { type Db, MongoClient } from 'mongodb';
-import pino from 'pino';
-import { createDelivery, type Delivery } from '../../../services/notification/channels.ts';
-import { readConfig } from '../../../services/notification/config.ts';
 import { durationMs } from '../../../services/notification/duration.ts';
-import { EventProcessor } from '../../../services/notification/events.ts';
-import { Reminders } from '../../../services/notification/reminders.ts';
-import { type Collections, collections, ensureIndexes } from '../../../services/notification/store.ts';
-import { createRenderer } from '../../../services/notification/templates.ts';
-import { Users } from '../../../services/notification/users.ts';
-import { type MongoFixture, startMongo } from '../../support/mongo.ts';
-import { type SmtpSink, startSmtpSink } from '../../support/smtp-sink.ts';
+import { nextPlanDay, planReminder } from '../../../services/notification/plan-days.ts';
 import { test } from '../../support/suite.ts';
+import { type ProcessorFixture, startProcessorFixture } from './processor-fixture.ts';
 
-let mongo: MongoFixture;
-let smtp: SmtpSink;
-let client: MongoClient;
-let db: Db;
-let store: Collections;
-let delivery: Delivery;
-let clock = new Date('2026-03-01T08:00:00Z');
-const now = () => clock;
-
-/** One service instance: what a restart replaces (the database stays). */
-function instance() {
-  const config = readConfig({ MONGODB_URL: mongo.url, MONGODB_DATABASE: mongo.database, SMTP_URL: smtp.url });
-  const users = new Users(store.users, config.service.userFields);
-  const render = createRenderer('en');
-  const reminders = new Reminders(store, users, render, delivery.deliver, pino({ level: 'silent' }), now);
-  const events = new EventProcessor(store, users, ['email'], render, delivery.deliver, reminders, now);
-  return { reminders, events };
-}
-
-const subjects = () => smtp.messages.map((m) => /Subject: (.*)/.exec(m.data)?.[1]);
+let f: ProcessorFixture;
 
 test.before(async () => {
-  [mongo, smtp] = await Promise.all([startMongo(), startSmtpSink()]);
-  client = await MongoClient.connect(mongo.url);
-  db = client.db(mongo.database);
-  const config = readConfig({ MONGODB_URL: mongo.url, MONGODB_DATABASE: mongo.database, SMTP_URL: smtp.url });
-  store = collections(db, config);
-  await ensureIndexes(store, '_id');
-  delivery = createDelivery(config);
-  await db.collection('users').insertMany([
+  f = await startProcessorFixture();
+  await f.db.collection('users').insertMany([
     { _id: 'ada' as never, emailAddress: 'ada@example.com', groups: ['patients'] },
     { _id: 'bob' as never, emailAddress: 'bob@example.com', groups: ['staff'] },
   ]);
-  await db.collection('message_templates').insertOne({
+  await f.store.templates.insertOne({
+    _id: 'visit',
     name: 'visit',
     emailTitle: 'Visit {{event.key}} {{event.name}}',
     emailMessage: 'at {{startDate}}',
   });
-  await db.collection('notifications_settings').insertMany(
-    ['AM/AppointmentCreated/v1', 'AM/AppointmentUpdated/v1'].map((eventName) => ({
+  await f.store.notificationSettings.insertMany(
+    ['AM/AppointmentCreated/v1', 'AM/AppointmentReminder/v1'].map((eventName) => ({
+      _id: eventName,
       eventName,
       templateName: 'visit',
       group: 'patients',
@@ -63,9 +31,7 @@ test.before(async () => {
 });
 
 test.after(async () => {
-  delivery?.close();
-  await client?.close();
-  await Promise.all([mongo?.stop(), smtp?.stop()]);
+  await f?.stop();
 });
 
 test('ISO 8601 durations', () => {
@@ -76,85 +42,108 @@ test('ISO 8601 durations', () => {
   for (const bad of ['P', 'PT', 'P1M', 'P1Y', '1D', 'PT1D']) assert.equal(durationMs(bad), undefined, bad);
 });
 
-test('reminders: scheduled before the event date, only for the interested users, fired once when due, surviving a restart', async () => {
-  const first = instance();
-  const event = {
-    id: 'a-1',
-    name: 'AM/AppointmentCreated/v1',
-    key: 'apt-1',
-    payload: { startDate: '2026-03-03T10:00:00Z' },
-  };
-  const { notifications } = await first.events.process(event, { type: 'test' });
-  assert.deepEqual(
-    ((notifications[0]?.reminders ?? []) as { schedule: string; expirationDate: Date }[]).map((r) => [
-      r.schedule,
-      new Date(r.expirationDate).toISOString(),
-    ]),
-    [
-      ['P1D', '2026-03-02T10:00:00.000Z'],
-      ['PT1H', '2026-03-03T09:00:00.000Z'],
-    ],
+test('plan days: every day or the listed weekdays, from the start to the end date included', () => {
+  const plan = { startDate: '2026-03-02T00:00:00Z', endDate: '2026-03-11T00:00:00Z' };
+  const cases: [unknown, string, string | undefined][] = [
+    [['day'], '2026-03-01T08:00:00Z', '2026-03-02'], // before the start: the first day
+    [['day'], '2026-03-05T00:00:00Z', '2026-03-05'], // a midnight is its own day
+    [['day'], '2026-03-05T00:00:01Z', '2026-03-06'],
+    [['monday'], '2026-03-03T00:00:00Z', '2026-03-09'], // 2026-03-02 is a Monday
+    [['wednesday', 'friday'], '2026-03-05T12:00:00Z', '2026-03-06'],
+    [['monday'], '2026-03-09T00:00:01Z', undefined], // the next Monday is past the end
+    [['day'], '2026-03-11T00:00:01Z', undefined],
+    [['someday'], '2026-03-01T00:00:00Z', undefined],
+    [[], '2026-03-01T00:00:00Z', undefined],
+    [undefined, '2026-03-01T00:00:00Z', undefined],
+  ];
+  for (const [each, from, expected] of cases) {
+    assert.equal(
+      nextPlanDay({ ...plan, each }, new Date(from))
+        ?.toISOString()
+        .slice(0, 10),
+      expected,
+      `${JSON.stringify(each)} from ${from}`,
+    );
+  }
+  assert.equal(nextPlanDay({ each: ['day'] }, new Date('2026-03-01T00:00:00Z')), undefined, 'no start date');
+  assert.equal(
+    planReminder({ ...plan, each: ['day'] }, 'PT1H', new Date('2026-03-01T23:00:00Z'))?.toISOString(),
+    '2026-03-02T23:00:00.000Z',
+    'the reminder at 23:00 is not ahead of 23:00: the next day’s',
   );
-  assert.equal(await store.reminders.countDocuments({ recipient: 'bob' }), 0, 'bob is not interested');
-  await first.events.process(event, { type: 'test' }); // redelivered
-  assert.equal(await store.reminders.countDocuments(), 2, 'a redelivered event schedules nothing twice');
-  assert.equal(await first.reminders.tick(), 0, 'nothing due yet');
-  clock = new Date('2026-03-02T10:00:00Z');
-  const sent = smtp.messages.length;
-  const restarted = instance();
-  assert.equal(await restarted.reminders.tick(), 1, 'the P1D reminder, after a restart');
-  assert.equal(await restarted.reminders.tick(), 0, 'fired once');
-  assert.equal(smtp.messages.length - sent, 1);
-  assert.equal(subjects().at(-1), 'Visit apt-1 AM/AppointmentCreated/v1');
-  assert.equal((await store.reminders.findOne({ schedule: 'P1D' }))?.status, 'SENT');
+  assert.equal(planReminder({ ...plan, each: ['day'] }, 'P1M', new Date('2026-03-01T00:00:00Z')), undefined);
 });
 
-test('an update aborts the pending reminders of its key and schedules new ones; a deletion aborts them; aborted reminders never fire', async () => {
-  const { events, reminders } = instance();
-  await events.process(
-    {
-      id: 'a-2',
-      name: 'AM/AppointmentUpdated/v1',
-      key: 'apt-1',
-      payload: { startDate: '2026-03-04T10:00:00Z' },
-    },
-    { type: 'test' },
+const created = (id: string, key: string, startDate: string) => ({
+  id,
+  name: 'AM/AppointmentCreated/v1',
+  key,
+  payload: { startDate, participantIds: ['ada', 'bob'] },
+});
+
+test('reminders: scheduled before the event date, only for the interested users, fired once when due, surviving a restart', async () => {
+  f.clock = new Date('2026-03-01T08:00:00Z');
+  const first = f.instance();
+  const event = created('a-1', 'apt-1', '2026-03-03T10:00:00Z');
+  const { notifications } = await first.events.process(event, { type: 'test' });
+  const ada = notifications.find((n) => n.recipient === 'ada');
+  assert.deepEqual(
+    ((ada?.reminders ?? []) as { schedule: string; expirationDate: Date; status: string }[]).map((r) => [
+      r.schedule,
+      new Date(r.expirationDate).toISOString(),
+      r.status,
+    ]),
+    [
+      ['P1D', '2026-03-02T10:00:00.000Z', 'ACTIVE'],
+      ['PT1H', '2026-03-03T09:00:00.000Z', 'ACTIVE'],
+    ],
   );
-  const byStatus = async () =>
-    (await store.reminders.find({ key: 'apt-1' }).sort({ _id: 1 }).toArray()).map(
-      (r) => `${r.eventId}/${r.schedule}:${r.status}`,
-    );
-  assert.deepEqual(await byStatus(), [
-    'a-1/P1D:SENT',
-    'a-1/PT1H:ABORTED',
-    'a-2/P1D:ACTIVE',
-    'a-2/PT1H:ACTIVE',
-  ]);
-  await events.process({ id: 'a-3', name: 'AM/AppointmentDeleted/v1', key: 'apt-1' }, { type: 'test' });
-  assert.deepEqual(await byStatus(), [
-    'a-1/P1D:SENT',
-    'a-1/PT1H:ABORTED',
-    'a-2/P1D:ABORTED',
-    'a-2/PT1H:ABORTED',
-  ]);
-  clock = new Date('2026-03-10T00:00:00Z');
-  const sent = smtp.messages.length;
-  assert.equal(await reminders.tick(), 0);
-  assert.equal(smtp.messages.length, sent);
+  assert.equal(
+    await f.store.reminders.countDocuments({ recipient: 'bob' }),
+    0,
+    'bob has no setting: not interested',
+  );
+  await first.events.process({ ...event }, { type: 'test' }); // redelivered
+  assert.equal(await f.store.reminders.countDocuments(), 2, 'a redelivered event schedules nothing twice');
+  assert.equal(await first.tick(), 0, 'nothing due yet');
+  f.clock = new Date('2026-03-02T10:00:00Z');
+  const sent = f.smtp.messages.length;
+  const restarted = f.instance();
+  assert.equal(await restarted.tick(), 1, 'the P1D reminder, after a restart');
+  assert.equal(await restarted.tick(), 0, 'fired once');
+  assert.deepEqual(f.mailsSince(sent), ['Visit apt-1 AM/AppointmentReminder/v1 → ada']);
+  const fired = await f.store.reminders.findOne({ schedule: 'P1D' });
+  assert.equal(fired?.status, 'SENT');
+  assert.equal(
+    (await f.store.events.findOne({ _id: fired?._id ?? '' }))?.status,
+    'PROCESSED',
+    'its event is stored',
+  );
+});
+
+test('a crash while firing: the reminder left FIRING is claimed again after the lease and its email is not sent twice', async () => {
+  f.clock = new Date('2026-03-01T08:00:00Z');
+  const { events } = f.instance();
+  await events.process(created('a-2', 'apt-2', '2026-03-03T12:00:00Z'), { type: 'test' });
+  f.clock = new Date('2026-03-02T12:00:00Z');
+  const due = await f.store.reminders.findOne({ key: 'apt-2', schedule: 'P1D' });
+  assert.ok(due);
+  // The instance that claimed it crashed after sending, before marking it SENT.
+  await events.process(due.event, { type: 'reminder' });
+  await f.store.reminders.updateOne({ _id: due._id }, { $set: { status: 'FIRING', claimedAt: f.clock } });
+  const sent = f.smtp.messages.length;
+  const restarted = f.instance();
+  assert.equal(await restarted.tick(), 0, 'within the lease: another replica may still be firing it');
+  f.clock = new Date('2026-03-02T12:01:00Z');
+  assert.equal(await restarted.tick(), 1, 'after the lease');
+  assert.equal(f.smtp.messages.length, sent, 'its event was processed already: nothing sent twice');
+  assert.equal((await f.store.reminders.findOne({ _id: due._id }))?.status, 'SENT');
 });
 
 test('a reminder already past at scheduling is not set', async () => {
-  const { events } = instance();
-  await events.process(
-    {
-      id: 'a-4',
-      name: 'AM/AppointmentCreated/v1',
-      key: 'apt-2',
-      payload: { startDate: '2026-03-10T12:00:00Z' },
-    },
-    { type: 'test' },
-  );
-  const set = await store.reminders.find({ key: 'apt-2' }).toArray();
+  f.clock = new Date('2026-03-10T00:00:00Z');
+  await f.instance().events.process(created('a-4', 'apt-4', '2026-03-10T12:00:00Z'), { type: 'test' });
+  const set = await f.store.reminders.find({ key: 'apt-4' }).toArray();
   assert.deepEqual(
     set.map((r) => r.schedule),
     ['PT1H'],

@@ -1,0 +1,196 @@
+import { readdir } from 'node:fs/promises';
+import { extname, join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { Logger } from 'pino';
+import { EnvError } from '../kit/index.ts';
+import type { Channel } from './config.ts';
+import type { MessageOutcome } from './dispatch.ts';
+import { durationMs } from './duration.ts';
+import type { IncomingEvent } from './handler.ts';
+import type { ReminderSummary } from './reminders.ts';
+import { forUser, mergeSettings, type NotificationSetting } from './settings.ts';
+import type { Stored } from './store.ts';
+import type { Audience, User } from './users.ts';
+
+/** What a custom handler gets as `service` (the reference passes its Fastify instance). */
+export interface HandlerService {
+  readonly log: Logger;
+}
+
+/** A message to send: a template on a channel (the reference's `buildMessages` output). */
+export interface MessageSpec {
+  readonly channel: Channel;
+  readonly templateName: string;
+}
+
+/** A reminder to set (the reference's `buildReminders` output). */
+export interface ReminderSpec {
+  readonly schedule: string;
+  readonly expirationDate: string;
+  readonly recipients: readonly string[];
+}
+
+export interface Notification {
+  readonly event: { id: string; name: string; key?: string };
+  readonly recipient: string;
+  readonly messages: readonly MessageOutcome[];
+  readonly reminders: readonly ReminderSummary[];
+}
+
+/** The reference's custom handler API (`utils`), on this service's storage and channels. */
+export interface HandlerUtils {
+  getRecipients(
+    service: HandlerService,
+    query: { ids?: string[]; groups?: string[]; clusters?: string[]; roles?: string[] },
+  ): Promise<User[]>;
+  getNotificationSettings(
+    service: HandlerService,
+    event: IncomingEvent,
+    user?: User,
+    emitters?: string[],
+  ): Promise<NotificationSetting[]>;
+  mergeNotificationSettings(service: HandlerService, settings: NotificationSetting[]): NotificationSetting[];
+  buildMessages(service: HandlerService, settings: NotificationSetting[]): MessageSpec[];
+  sendMessages(
+    service: HandlerService,
+    event: IncomingEvent,
+    user: User,
+    messages: MessageSpec[],
+  ): Promise<Notification>;
+  buildReminders(
+    service: HandlerService,
+    user: User,
+    settings: NotificationSetting[],
+    eventDateTime: string,
+  ): ReminderSpec[];
+  setReminders(
+    service: HandlerService,
+    event: IncomingEvent,
+    user: User,
+    reminders: ReminderSpec[],
+  ): Promise<Notification>;
+  abortReminders(service: HandlerService, event: IncomingEvent, user: User): Promise<number>;
+  mergeNotifications(
+    service: HandlerService,
+    event: IncomingEvent,
+    user: User,
+    notifications: Notification[],
+  ): Notification;
+}
+
+/** The reference's contract: `module.exports = async function handler(service, event, utils)`. */
+export type CustomHandler = (
+  service: HandlerService,
+  event: IncomingEvent & { id: string },
+  utils: HandlerUtils,
+) => unknown;
+
+/** What the utils need from the processor, for one event. */
+export interface HandlerToolkit {
+  readonly eventId: string;
+  readonly now: () => Date;
+  findUsers(audience: Audience): Promise<User[]>;
+  settingsOf(eventName: string): Promise<NotificationSetting[]>;
+  /** Sends the messages to the user, unless this event's notification of the user has them already. */
+  send(event: IncomingEvent, user: User, messages: readonly MessageSpec[]): Promise<MessageOutcome[]>;
+  remind(event: IncomingEvent, user: User, reminder: ReminderSpec): Promise<ReminderSummary>;
+  abort(key: string, recipients: readonly string[]): Promise<number>;
+  /** Stores (merges into) this event's notification of the user. */
+  save(user: User, part: Pick<Notification, 'messages'> | Pick<Notification, 'reminders'>): Promise<Stored>;
+}
+
+const MODULE = /\.(c|m)?(j|t)s$/;
+
+/**
+ * The handlers of `CUSTOM_HANDLERS_FOLDER`, by file name (what event settings' `handlerName` says):
+ * each JavaScript or TypeScript module must export a function (default export or
+ * `module.exports`); a module that does not load or exports something else stops the service with
+ * an {@link EnvError} naming the file.
+ */
+export async function loadCustomHandlers(folder: string | undefined): Promise<Map<string, CustomHandler>> {
+  const handlers = new Map<string, CustomHandler>();
+  if (!folder) return handlers;
+  let files: string[];
+  try {
+    files = (await readdir(folder))
+      .filter((file) => MODULE.test(extname(file)) && !file.endsWith('.d.ts'))
+      .sort();
+  } catch (error) {
+    throw new EnvError([
+      `CUSTOM_HANDLERS_FOLDER: cannot read the folder ${folder} (${(error as Error).message})`,
+    ]);
+  }
+  const problems: string[] = [];
+  for (const file of files) {
+    try {
+      const loaded = (await import(pathToFileURL(resolve(join(folder, file))).href)) as { default?: unknown };
+      if (typeof loaded.default !== 'function') {
+        problems.push(
+          `CUSTOM_HANDLERS_FOLDER: ${join(folder, file)} must export a function (service, event, utils), exports ${typeof loaded.default === 'undefined' ? `only {${Object.keys(loaded).join(', ')}}` : `a ${typeof loaded.default}`}`,
+        );
+        continue;
+      }
+      handlers.set(file, loaded.default as CustomHandler);
+    } catch (error) {
+      problems.push(
+        `CUSTOM_HANDLERS_FOLDER: ${join(folder, file)} does not load (${(error as Error).message})`,
+      );
+    }
+  }
+  if (problems.length > 0) throw new EnvError(problems);
+  return handlers;
+}
+
+/** The utils a custom handler gets for one event. */
+export function handlerUtils(kit: HandlerToolkit): HandlerUtils {
+  const notification = (event: IncomingEvent, user: User, doc: Stored): Notification => ({
+    event: { id: kit.eventId, name: event.name, key: event.key },
+    recipient: user.id,
+    messages: (doc.messages as MessageOutcome[] | undefined) ?? [],
+    reminders: (doc.reminders as ReminderSummary[] | undefined) ?? [],
+  });
+  return {
+    getRecipients: (_service, { ids, groups, clusters, roles }) =>
+      kit.findUsers({ recipients: ids, groups, clusters, roles }),
+    async getNotificationSettings(_service, event, user, emitters) {
+      const settings = await kit.settingsOf(event.name);
+      const emitterList = emitters ?? [];
+      return user
+        ? forUser(settings, user, emitterList)
+        : settings.filter((s) => !s.emitters?.length || s.emitters.some((e) => emitterList.includes(e)));
+    },
+    mergeNotificationSettings: (_service, settings) => mergeSettings(settings, kit.now()),
+    buildMessages(_service, settings) {
+      const specs = new Map<string, MessageSpec>();
+      for (const { templateName, channels } of settings)
+        for (const channel of channels) specs.set(`${templateName}\n${channel}`, { channel, templateName });
+      return [...specs.values()];
+    },
+    async sendMessages(_service, event, user, messages) {
+      const outcomes = await kit.send(event, user, messages);
+      return notification(event, user, await kit.save(user, { messages: outcomes }));
+    },
+    buildReminders(_service, user, settings, eventDateTime) {
+      const start = Date.parse(eventDateTime);
+      const schedules = new Set(settings.flatMap((s) => s.reminders ?? []));
+      return [...schedules].flatMap((schedule) => {
+        const before = durationMs(schedule);
+        if (before === undefined || Number.isNaN(start)) return [];
+        return [{ schedule, expirationDate: new Date(start - before).toISOString(), recipients: [user.id] }];
+      });
+    },
+    async setReminders(_service, event, user, reminders) {
+      const set = [];
+      for (const reminder of reminders) set.push(await kit.remind(event, user, reminder));
+      return notification(event, user, await kit.save(user, { reminders: set }));
+    },
+    abortReminders: (_service, event, user) =>
+      event.key ? kit.abort(event.key, [user.id]) : Promise.resolve(0),
+    mergeNotifications: (_service, event, user, notifications) => ({
+      event: { id: kit.eventId, name: event.name, key: event.key },
+      recipient: user.id,
+      messages: notifications.flatMap((n) => n.messages),
+      reminders: notifications.flatMap((n) => n.reminders),
+    }),
+  };
+}

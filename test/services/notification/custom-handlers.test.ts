@@ -1,0 +1,173 @@
+import * as assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { EnvError, HttpError } from '../../../services/kit/index.ts';
+import { loadCustomHandlers } from '../../../services/notification/custom-handlers.ts';
+import { test } from '../../support/suite.ts';
+import { type ProcessorFixture, startProcessorFixture } from './processor-fixture.ts';
+
+let f: ProcessorFixture;
+
+/** The reference's documented example handler, as a user would write it (CommonJS). */
+const SHIPPING_HANDLER = `
+module.exports = async function handler(service, event, utils) {
+  const { userId, deliveryDate } = event.payload;
+  const recipients = await utils.getRecipients(service, { ids: [userId] });
+  return recipients.map(async (recipient) => {
+    const settings = await utils.getNotificationSettings(service, event, recipient);
+    const merged = utils.mergeNotificationSettings(service, settings);
+    const messages = utils.buildMessages(service, merged);
+    const sent = await utils.sendMessages(service, event, recipient, messages);
+    const reminders = utils.buildReminders(service, recipient, merged, deliveryDate);
+    const reminderEvent = { ...event, name: 'ACME/DeliveryReminder/v1' };
+    const set = await utils.setReminders(service, reminderEvent, recipient, reminders);
+    return utils.mergeNotifications(service, event, recipient, [sent, set]);
+  });
+};
+`;
+
+function folder(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'custom-handlers-'));
+  for (const [name, content] of Object.entries(files)) writeFileSync(join(dir, name), content);
+  return dir;
+}
+
+async function loadProblems(dir: string): Promise<readonly string[]> {
+  try {
+    await loadCustomHandlers(dir);
+  } catch (error) {
+    if (error instanceof EnvError) return error.problems;
+    throw error;
+  }
+  return assert.fail('expected an EnvError');
+}
+
+test.before(async () => {
+  f = await startProcessorFixture();
+  await f.db.collection('users').insertMany([
+    { _id: 'ada' as never, emailAddress: 'ada@c.test', groups: ['customers'] },
+    { _id: 'bob' as never, emailAddress: 'bob@c.test', groups: ['customers'] },
+  ]);
+  await f.store.templates.insertOne({
+    _id: 'order',
+    name: 'order',
+    emailTitle: '{{event.name}} {{order}}',
+    emailMessage: '.',
+  });
+  await f.store.eventSettings.insertMany([
+    { _id: 'shipped', eventName: 'ACME/OrderShipped/v1', handlerName: 'acme-shipping-handler.js' },
+    { _id: 'reminder', eventName: 'ACME/DeliveryReminder/v1' },
+    { _id: 'broken', eventName: 'ACME/Broken/v1', handlerName: 'throws.mjs' },
+    { _id: 'missing', eventName: 'ACME/Missing/v1', handlerName: 'nowhere.js' },
+  ]);
+  await f.store.notificationSettings.insertMany(
+    ['ACME/OrderShipped/v1', 'ACME/DeliveryReminder/v1', 'ACME/Broken/v1'].map((eventName) => ({
+      _id: eventName,
+      eventName,
+      templateName: 'order',
+      group: 'customers',
+      channels: ['email'],
+      reminders: ['P1D'],
+    })),
+  );
+});
+
+test.after(async () => {
+  await f?.stop();
+});
+
+test('custom handlers load from the folder by file name: CommonJS, ESM and TypeScript modules; other files ignored', async () => {
+  const handlers = await loadCustomHandlers(
+    folder({
+      'a.js': 'module.exports = async () => []',
+      'b.mjs': 'export default async function handler() {}',
+      'c.ts': 'export default async (service: unknown) => [service];',
+      'notes.md': '# not a handler',
+    }),
+  );
+  assert.deepEqual([...handlers.keys()], ['a.js', 'b.mjs', 'c.ts']);
+  assert.equal(typeof handlers.get('c.ts'), 'function');
+  assert.equal((await loadCustomHandlers(undefined)).size, 0, 'no folder, no handlers');
+});
+
+test('a module that exports no function or does not load stops the service naming the file; so does a missing folder', async () => {
+  const dir = folder({
+    'good.js': 'module.exports = () => []',
+    'number.js': 'module.exports = 42',
+    'named.mjs': 'export const handler = () => []',
+    'broken.js': 'module.exports = (',
+  });
+  const problems = await loadProblems(dir);
+  assert.equal(problems.length, 3);
+  assert.match(problems[0] ?? '', /^CUSTOM_HANDLERS_FOLDER: .*broken\.js does not load/);
+  assert.match(
+    problems[1] ?? '',
+    /named\.mjs must export a function \(service, event, utils\), exports only \{handler\}/,
+  );
+  assert.match(problems[2] ?? '', /number\.js must export a function .*exports a number/);
+  assert.deepEqual(await loadProblems(join(dir, 'nope')), [
+    `CUSTOM_HANDLERS_FOLDER: cannot read the folder ${join(dir, 'nope')} (ENOENT: no such file or directory, scandir '${join(dir, 'nope')}')`,
+  ]);
+});
+
+test('the reference’s example handler: sends to the users it picks, sets their reminders, redelivered sends nothing twice; its reminder fires', async () => {
+  f.clock = new Date('2026-03-01T08:00:00Z');
+  const customHandlers = await loadCustomHandlers(
+    folder({
+      'acme-shipping-handler.js': SHIPPING_HANDLER,
+    }),
+  );
+  const { events, tick } = f.instance({ customHandlers });
+  const event = {
+    id: 'o-1',
+    name: 'ACME/OrderShipped/v1',
+    key: 'order-1',
+    payload: { userId: 'ada', order: 'A-1', deliveryDate: '2026-03-05T10:00:00Z' },
+  };
+  const before = f.smtp.messages.length;
+  const { notifications } = await events.process(event, { type: 'test' });
+  assert.deepEqual(
+    f.mailsSince(before),
+    ['ACME/OrderShipped/v1 A-1 → ada'],
+    'bob is in the group but not picked',
+  );
+  assert.deepEqual(
+    notifications.map((n) => [
+      n.recipient,
+      n.messages.length,
+      n.reminders[0]?.schedule,
+      n.reminders[0]?.status,
+    ]),
+    [['ada', 1, 'P1D', 'ACTIVE']],
+  );
+  await f.store.events.updateOne({ _id: 'o-1' }, { $set: { status: 'RECEIVED' } }); // a crash before PROCESSED
+  await events.process(event, { type: 'test' });
+  assert.equal(f.smtp.messages.length - before, 1, 'redelivered: nothing sent twice');
+  assert.equal(await f.store.reminders.countDocuments({ key: 'order-1' }), 1, 'nor scheduled twice');
+  f.clock = new Date('2026-03-04T10:00:00Z');
+  assert.equal(await tick(), 1);
+  assert.deepEqual(f.mailsSince(before + 1), ['ACME/DeliveryReminder/v1 A-1 → ada'], 'to its recipient only');
+});
+
+test('a handler that throws leaves the event ERROR (500); a handler name nobody loaded: 400', async () => {
+  const customHandlers = await loadCustomHandlers(
+    folder({ 'throws.mjs': 'export default async () => { throw new Error("out of stock"); }' }),
+  );
+  const { events } = f.instance({ customHandlers });
+  const failure = await events
+    .process({ id: 'b-1', name: 'ACME/Broken/v1' }, { type: 'test' })
+    .catch((e: unknown) => e);
+  assert.ok(failure instanceof HttpError);
+  assert.equal(failure.status, 500);
+  assert.equal(failure.message, 'handler "throws.mjs" failed: out of stock');
+  assert.equal((await f.store.events.findOne({ _id: 'b-1' }))?.status, 'ERROR');
+  const missing = await events
+    .process({ id: 'm-1', name: 'ACME/Missing/v1' }, { type: 'test' })
+    .catch((e: unknown) => e);
+  assert.ok(missing instanceof HttpError);
+  assert.equal(missing.status, 400);
+  assert.equal(missing.message, 'handler "nowhere.js" is not loaded');
+});
+
+test.run();

@@ -1,0 +1,188 @@
+import * as assert from 'node:assert/strict';
+import { type Db, MongoClient } from 'mongodb';
+import { type MongoFixture, startMongo } from '../../support/mongo.ts';
+import { freePorts } from '../../support/process.ts';
+import { type SmtpSink, startSmtpSink } from '../../support/smtp-sink.ts';
+import { test } from '../../support/suite.ts';
+import { type NotificationService, startService } from './service-fixture.ts';
+import { startTimerStandIn, type TimerStandIn } from './timer-stand-in.ts';
+
+let mongo: MongoFixture;
+let client: MongoClient;
+let db: Db;
+let smtp: SmtpSink;
+let timer: TimerStandIn;
+let server: NotificationService;
+
+const post = (path: string, body: unknown) => server.post(path, body);
+
+/** An appointment of ada's far enough ahead that its reminder a day before is not past. */
+const created = (id: string, key: string) => ({
+  id,
+  name: 'AM/AppointmentCreated/v1',
+  key,
+  payload: { startDate: '2099-01-10T09:30:00Z', participantIds: ['ada'] },
+});
+
+test.before(async () => {
+  [mongo, smtp, timer] = await Promise.all([startMongo(), startSmtpSink(), startTimerStandIn()]);
+  client = await MongoClient.connect(mongo.url);
+  db = client.db(mongo.database);
+  await db
+    .collection('users')
+    .insertOne({ _id: 'ada' as never, emailAddress: 'ada@example.com', groups: ['patients'] });
+  await db
+    .collection('message_templates')
+    .insertOne({ name: 'visit', emailTitle: '{{event.name}}', emailMessage: 'at {{startDate}}' });
+  await db.collection('notifications_settings').insertMany(
+    ['AM/AppointmentCreated/v1', 'AM/AppointmentReminder/v1', 'AM/AppointmentDeleted/v1'].map(
+      (eventName) => ({
+        eventName,
+        templateName: 'visit',
+        group: 'patients',
+        channels: ['email'],
+        reminders: ['P1D'],
+      }),
+    ),
+  );
+  const [port = 0] = await freePorts(1);
+  server = await startService({
+    HTTP_PORT: String(port),
+    MONGODB_URL: mongo.url,
+    MONGODB_DATABASE: mongo.database,
+    SMTP_URL: smtp.url,
+    TIMER_SERVICE_URL: timer.url,
+    TIMER_CALLBACK_URL: `http://127.0.0.1:${port}`,
+    CHANNEL_RETRIES: '1',
+  });
+});
+
+test.after(async () => {
+  await server?.close();
+  await client?.close();
+  await Promise.all([mongo?.stop(), smtp?.stop(), timer?.stop()]);
+});
+
+const subjects = (from: number) => smtp.messages.slice(from).map((m) => /Subject: (.*)/.exec(m.data)?.[1]);
+
+test('a reminder is scheduled on the timer service, and its expiration posted back sends it once', async () => {
+  const answer = await post('/notification-events/', created('t-1', 'apt-1'));
+  assert.equal(answer.status, 200);
+  const { notifications } = (await answer.json()) as {
+    notifications: { reminders: { expirationId?: string; status: string }[] }[];
+  };
+  assert.equal(timer.scheduled.length, 1);
+  const [expiration] = timer.scheduled;
+  assert.ok(expiration);
+  assert.deepEqual(
+    { ...expiration, payload: undefined },
+    {
+      expirationId: 'exp-1',
+      payload: undefined,
+      startDate: '2099-01-09T09:30:00.000Z',
+      expirationIntervalMs: 1,
+      applicantService: 'notification-manager',
+      outputMode: {
+        type: 'rest',
+        method: 'post',
+        protocol: 'http',
+        hostname: '127.0.0.1',
+        port: server.port,
+        path: '/notification-events/',
+      },
+    },
+  );
+  const event = expiration.payload as { name: string; key: string; metadata: { reminder: unknown } };
+  assert.equal(event.name, 'AM/AppointmentReminder/v1');
+  assert.equal(event.key, 'apt-1');
+  assert.deepEqual(event.metadata.reminder, {
+    schedule: 'P1D',
+    expirationDate: '2099-01-09T09:30:00.000Z',
+    recipients: ['ada'],
+  });
+  assert.deepEqual(
+    notifications[0]?.reminders.map((r) => [r.expirationId, r.status]),
+    [['exp-1', 'ACTIVE']],
+    'the notification lists the timer’s expiration id',
+  );
+  const before = smtp.messages.length;
+  assert.equal((await timer.expire(expiration)).status, 200);
+  assert.equal((await timer.expire(expiration)).status, 200, 'the timer retrying its call');
+  assert.deepEqual(subjects(before), ['AM/AppointmentReminder/v1'], 'sent once');
+  assert.equal(
+    (await db.collection('notification_reminders').findOne({ expirationId: 'exp-1' }))?.status,
+    'SENT',
+  );
+});
+
+test('a crash between storing a reminder and scheduling it: the redelivered event schedules it', async () => {
+  await post('/notification-events/', created('t-5', 'apt-5'));
+  const reminders = db.collection('notification_reminders');
+  const stored = await reminders.findOne({ key: 'apt-5' });
+  assert.ok(stored?.expirationId);
+  // What a crash right after the reminder's insert leaves: no expiration id, the event RECEIVED, no notification.
+  await reminders.updateOne({ _id: stored._id }, { $unset: { expirationId: '' } });
+  await db.collection('events').updateOne({ _id: 't-5' as never }, { $set: { status: 'RECEIVED' } });
+  await db.collection('notifications').deleteOne({ _id: 't-5:ada' as never });
+  const scheduled = timer.scheduled.length;
+  assert.equal((await post('/notification-events/', created('t-5', 'apt-5'))).status, 200);
+  assert.equal(timer.scheduled.length, scheduled + 1);
+  assert.equal(
+    (await reminders.findOne({ _id: stored._id }))?.expirationId,
+    timer.scheduled.at(-1)?.expirationId,
+  );
+  assert.equal(await reminders.countDocuments({ key: 'apt-5' }), 1, 'still one reminder');
+});
+
+test('a deletion aborts the reminder on the timer service; an expiration that comes anyway sends nothing', async () => {
+  await post('/notification-events/', created('t-2', 'apt-2'));
+  const expiration = timer.scheduled.at(-1);
+  assert.ok(expiration);
+  await post('/notification-events/', { ...created('t-2d', 'apt-2'), name: 'AM/AppointmentDeleted/v1' });
+  assert.deepEqual(timer.aborted, [expiration.expirationId]);
+  const before = smtp.messages.length;
+  assert.equal((await timer.expire(expiration)).status, 200);
+  assert.deepEqual(subjects(before), []);
+  const stored = await db
+    .collection('notification_reminders')
+    .findOne({ expirationId: expiration.expirationId });
+  assert.equal(stored?.status, 'ABORTED');
+});
+
+test('the timer service down at the abort: the reminder is aborted here all the same and never sent', async () => {
+  await post('/notification-events/', created('t-3', 'apt-3'));
+  const expiration = timer.scheduled.at(-1);
+  assert.ok(expiration);
+  timer.failWith(503, 2); // the call and its one retry
+  const answer = await post('/notification-events/', {
+    ...created('t-3d', 'apt-3'),
+    name: 'AM/AppointmentDeleted/v1',
+  });
+  assert.equal(answer.status, 200);
+  const stored = await db
+    .collection('notification_reminders')
+    .findOne({ expirationId: expiration.expirationId });
+  assert.equal(stored?.status, 'ABORTED');
+  assert.match(String(stored?.abortError?.message), /503/);
+  const before = smtp.messages.length;
+  await timer.expire(expiration);
+  assert.deepEqual(subjects(before), []);
+});
+
+test('the timer service down at scheduling: the reminder is stored as ERROR on the notification, the messages are sent', async () => {
+  timer.failWith(503, 2);
+  const scheduled = timer.scheduled.length;
+  const before = smtp.messages.length;
+  const answer = await post('/notification-events/', created('t-4', 'apt-4'));
+  assert.equal(answer.status, 200);
+  const { notifications } = (await answer.json()) as {
+    notifications: { reminders: { status: string; error?: { message: string } }[] }[];
+  };
+  const [reminder] = notifications[0]?.reminders ?? [];
+  assert.equal(reminder?.status, 'ERROR');
+  assert.match(reminder?.error?.message ?? '', /503/);
+  assert.equal(timer.scheduled.length, scheduled);
+  assert.deepEqual(subjects(before), ['AM/AppointmentCreated/v1']);
+});
+
+test.run();
