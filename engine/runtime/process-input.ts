@@ -1,7 +1,8 @@
 import { findAffectedHeads, type RecordVersion } from '../aggregate/affected-heads.ts';
 import type { ConsumedMessage, ProducerRecord } from '../broker/types.ts';
 import { type ChangeEvent, parseChangeEvent } from '../change-event/parse.ts';
-import { encodeInternalUpdate, type InternalUpdate } from '../internal-updates/message.ts';
+import type { InternalUpdate } from '../internal-updates/message.ts';
+import { routeInternalUpdates } from '../internal-updates/route.ts';
 import type { JsonObject } from '../record/json.ts';
 import type { RecordWrite } from '../store/types.ts';
 import { retryBatch } from './batch-retry.ts';
@@ -68,9 +69,9 @@ export async function processInputBatch(
         );
     const updates = await retryBatch(ctx.logger, nodeId, async () => {
       const found = await applyChanges(ctx, nodeId, events, isHead, old, befores);
-      await Promise.all(
-        found.map((u) => ctx.internalProducer.produce(encodeInternalUpdate(ctx.internalTopic, u))),
-      );
+      // One message per target partition, not one per head key (amended §6).
+      const records = routeInternalUpdates(ctx.internalRoute, found);
+      await Promise.all(records.map((record) => ctx.internalProducer.produce(record)));
       return found;
     });
     ctx.metrics.produced.inc({ kind: 'internal-update' }, updates.length);

@@ -157,6 +157,25 @@ test('the operators run over Kafka: consumed batches are committed once acknowle
   await producer.disconnect();
 });
 
+test("keyPartitioner() predicts librdkafka's partition of keyed records, by the configured partitioner", async () => {
+  const topic = kafka.topic('events');
+  for (const properties of [{}, { partitioner: 'murmur2_random' }, { partitioner: 'fnv1a' }]) {
+    const broker = createKafkaBroker({ properties: kafka.properties });
+    const producer = broker.producer({ properties });
+    await producer.connect();
+    const keys = Array.from({ length: 16 }, (_, i) => Buffer.from(`["customers",{"id":${i}}]`));
+    const reports = await Promise.all(keys.map((key) => producer.produce({ topic, key, value: key })));
+    await producer.disconnect();
+    const predicted = keys.map((key) => broker.keyPartitioner(properties)(key, 2));
+    assert.deepEqual(
+      reports.map((r) => r.partition),
+      predicted,
+      JSON.stringify(properties),
+    );
+    assert.ok(new Set(predicted).size === 2, 'the keys spread over both partitions');
+  }
+});
+
 test('connecting to an unreachable cluster fails in bounded time naming the servers', async () => {
   const broker = createKafkaBroker({ properties: { 'bootstrap.servers': '127.0.0.1:1' }, timeoutMs: 1500 });
   const started = Date.now();

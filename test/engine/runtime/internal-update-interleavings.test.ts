@@ -2,7 +2,7 @@ import * as assert from 'uvu/assert';
 import { MemoryBroker } from '../../../engine/broker/memory/index.ts';
 import type { ConsumedMessage } from '../../../engine/broker/types.ts';
 import {
-  decodeInternalUpdate,
+  decodeInternalUpdates,
   type InternalUpdate,
   internalUpdateId,
   mergeInternalUpdates,
@@ -88,7 +88,7 @@ async function runSeed(seed: number, mode: 'read-delete' | 'operation-forwarding
     const end = killable ? between(internalCommitted, internal().length) : internal().length;
     const delivered = internal()
       .slice(internalCommitted, end)
-      .map((m) => decodeInternalUpdate(m.value) as InternalUpdate);
+      .flatMap((m) => decodeInternalUpdates(m.value) as InternalUpdate[]);
     const updates = delivered.flatMap((u) => (killable && chance(0.2) ? [u, u] : [u]));
     const killAt = killable && chance(0.5) ? between(1, 4) : Number.POSITIVE_INFINITY;
     const instance = crashableInstance(compiled, shared, killAt);
