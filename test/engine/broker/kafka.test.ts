@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { Subject } from 'rxjs';
 import { createKafkaBroker } from '../../../engine/broker/kafka/index.ts';
-import type { BrokerConsumer, ConsumedMessage } from '../../../engine/broker/types.ts';
+import type { BrokerConsumer, ClientProperties, ConsumedMessage } from '../../../engine/broker/types.ts';
 import { commitAcknowledged, consumeBatches } from '../../../operators/index.ts';
 import { type KafkaFixture, startKafka } from '../../support/kafka.ts';
 import { test } from '../../support/suite.ts';
@@ -159,7 +159,8 @@ test('the operators run over Kafka: consumed batches are committed once acknowle
 
 test("keyPartitioner() predicts librdkafka's partition of keyed records, by the configured partitioner", async () => {
   const topic = kafka.topic('events');
-  for (const properties of [{}, { partitioner: 'murmur2_random' }, { partitioner: 'fnv1a' }]) {
+  const configured: ClientProperties[] = [{}, { partitioner: 'murmur2_random' }, { partitioner: 'fnv1a' }];
+  for (const properties of configured) {
     const broker = createKafkaBroker({ properties: kafka.properties });
     const producer = broker.producer({ properties });
     await producer.connect();
