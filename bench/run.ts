@@ -148,6 +148,7 @@ async function measure(
   options: {
     ceiling: number | null;
     twoHopEcho?: number | null;
+    naive?: number | null;
     runs: number;
     key?: (r: RunResult) => number;
   },
@@ -171,6 +172,7 @@ async function measure(
     result: median,
     ceiling: options.ceiling,
     twoHopEcho: options.twoHopEcho ?? null,
+    naive: options.naive ?? null,
     ...(runs.length > 1 ? { range: [Math.min(...speeds), Math.max(...speeds)] as const } : {}),
   });
   results.push(...runs);
@@ -189,8 +191,11 @@ const base = { seed, partitions: PARTITIONS };
 const ceilings = new Map<WorkloadId, number>();
 /** Per workload, the 2-hop echo: the I/O of the hops `engine.md` §6 prescribes, nothing else. */
 const twoHopEchoes = new Map<WorkloadId, number>();
+/** Per workload, the naive peer: the engine's modules, each event handled on its own at once. */
+const naivePeers = new Map<WorkloadId, number>();
 /** The echo's name in row labels and chart series. */
 const TWO_HOP_ECHO = '2-hop echo';
+const NAIVE = 'naive peer';
 const engineRuns = new Map<string, RunResult>();
 for (const id of workloads) {
   const scale = id === 'W3' ? w3Scale.memory : 0;
@@ -206,6 +211,12 @@ for (const id of workloads) {
     { ceiling: ceiling?.inputPerSecond ?? null, runs: CEILING_RUNS },
   );
   if (echo) twoHopEchoes.set(id, echo.inputPerSecond);
+  const naive = await measure(
+    `${id} ${NAIVE}`,
+    { ...base, workload: id, target: 'naive', events, scale },
+    { ceiling: ceiling?.inputPerSecond ?? null, twoHopEcho: echo?.inputPerSecond ?? null, runs: repeat },
+  );
+  if (naive) naivePeers.set(id, naive.inputPerSecond);
   for (const store of stores) {
     const n = store === 'mongo' ? mongoEvents : events;
     const result = await measure(
@@ -221,6 +232,7 @@ for (const id of workloads) {
       {
         ceiling: ceiling?.inputPerSecond ?? null,
         twoHopEcho: echo?.inputPerSecond ?? null,
+        naive: store === 'memory' ? (naive?.inputPerSecond ?? null) : null,
         runs: store === 'mongo' ? 1 : repeat,
       },
     );
@@ -265,6 +277,11 @@ console.log(formatTable(rows));
 const targets = checkTargets({
   w1Memory: engineRuns.get('W1 memory'),
   w1Ceiling: ceilings.get('W1'),
+  w1TwoHopEcho: twoHopEchoes.get('W1'),
+  w4Memory: engineRuns.get('W4 memory'),
+  w4TwoHopEcho: twoHopEchoes.get('W4'),
+  w1Naive: naivePeers.get('W1'),
+  w3Naive: naivePeers.get('W3'),
   w1Mongo: engineRuns.get('W1 mongo'),
   halfRate: halfRate ?? undefined,
   compressionWindowMs: benchConfig(WORKLOADS.W1.graph).processor.internalUpdates.config.compressionWindowMs,
@@ -311,7 +328,14 @@ writeFileSync(
 const bars = (pick: (r: RunResult) => number | null, series: readonly string[]) =>
   workloads.flatMap((id) =>
     series.map((name) => {
-      const echoes = name === 'ceiling' ? ceilings : name === TWO_HOP_ECHO ? twoHopEchoes : null;
+      const echoes =
+        name === 'ceiling'
+          ? ceilings
+          : name === TWO_HOP_ECHO
+            ? twoHopEchoes
+            : name === NAIVE
+              ? naivePeers
+              : null;
       const run = engineRuns.get(`${id} ${name}`);
       const value = echoes ? (echoes.get(id) ?? null) : run ? pick(run) : null;
       return { workload: id, series: name, value };
@@ -322,7 +346,7 @@ const standIn = [...engineRuns.values()].some((r) => r.standIn);
 const charted = stores.filter((s) => s !== 'mongo' || !standIn);
 const chart = renderChart(
   `streamfold bench ${started.toISOString().slice(0, 10)}, ${cpus().length} cores${quick ? ', quick' : ''}, ${events.toLocaleString('en-US')} events per run`,
-  bars((r) => r.inputPerSecond, ['ceiling', TWO_HOP_ECHO, ...charted]),
+  bars((r) => r.inputPerSecond, ['ceiling', TWO_HOP_ECHO, NAIVE, ...charted]),
   bars((r) => r.latencyMs.p99, charted),
 );
 writeFileSync(join(resultsDir, 'latest.svg'), chart);
