@@ -86,7 +86,8 @@ function decodeUpdate(entry: unknown): InternalUpdate | null {
   if (!isJsonObject(entry) || typeof entry.head !== 'string' || !isJsonObject(entry.key)) return null;
   const op = entry.op;
   if (op !== undefined && op !== 'c' && op !== 'r' && op !== 'u' && op !== 'd') return null;
-  return { head: entry.head, ck: canonicalJson(entry.key), key: entry.key, ...(op ? { op } : {}) };
+  const ck = canonicalJson(entry.key);
+  return op ? { head: entry.head, ck, key: entry.key, op } : { head: entry.head, ck, key: entry.key };
 }
 
 /**

@@ -10,10 +10,17 @@ export interface InternalUpdatesRoute {
 }
 
 /**
+ * Characters of head names and keys per message at most: even all in 3-byte UTF-8 the message
+ * stays under Kafka's default 1 MB `message.max.bytes`, however large a batch's keys are.
+ */
+export const MAX_MESSAGE_CHARS = 256 * 1024;
+
+/**
  * The messages for a batch's internal updates (amended `engine.md` §6): one per target
- * partition, each produced explicitly to the partition that the partitioner gives every update's
- * id in it, the partition a single-key message of that id would get. So each head key's updates
- * keep travelling through one partition in order, whichever instance or version produced them.
+ * partition (more only past `MAX_MESSAGE_CHARS`), each produced explicitly to the partition that
+ * the partitioner gives every update's id in it, the partition a single-key message of that id
+ * would get. So each head key's updates keep travelling through one partition in order,
+ * whichever instance or version produced them.
  */
 export function routeInternalUpdates(
   route: InternalUpdatesRoute,
@@ -26,5 +33,26 @@ export function routeInternalUpdates(
     if (list) list.push(update);
     else byPartition.set(partition, [update]);
   }
-  return [...byPartition].map(([partition, list]) => encodeInternalUpdates(route.topic, partition, list));
+  const records: ProducerRecord[] = [];
+  for (const [partition, list] of byPartition) {
+    for (const chunk of bySize(list)) records.push(encodeInternalUpdates(route.topic, partition, chunk));
+  }
+  return records;
+}
+
+/** Consecutive runs of updates, each under `MAX_MESSAGE_CHARS` (a larger single update alone). */
+function* bySize(updates: readonly InternalUpdate[]): Iterable<InternalUpdate[]> {
+  let chunk: InternalUpdate[] = [];
+  let chars = 0;
+  for (const update of updates) {
+    const size = update.head.length + update.ck.length;
+    if (chunk.length > 0 && chars + size > MAX_MESSAGE_CHARS) {
+      yield chunk;
+      chunk = [];
+      chars = 0;
+    }
+    chunk.push(update);
+    chars += size;
+  }
+  if (chunk.length > 0) yield chunk;
 }

@@ -7,7 +7,7 @@ import {
   type InternalUpdate,
   internalUpdateId,
 } from '../../../engine/internal-updates/message.ts';
-import { routeInternalUpdates } from '../../../engine/internal-updates/route.ts';
+import { MAX_MESSAGE_CHARS, routeInternalUpdates } from '../../../engine/internal-updates/route.ts';
 import { test } from '../../support/suite.ts';
 
 const updates: InternalUpdate[] = Array.from({ length: 60 }, (_, i) => ({
@@ -49,6 +49,34 @@ test('the route follows the producer partitioner it is given, and one partition 
   assert.is(single.length, 1);
   assert.equal(decodeInternalUpdates(single[0]?.value ?? null), updates);
   assert.equal(routeInternalUpdates({ topic: 't', partitions: 1, partitioner: crc32Partition }, []), []);
+});
+
+test('large keys: a partition takes several messages, each under the size bound, in order', () => {
+  const filler = 'x'.repeat(10_000);
+  const large: InternalUpdate[] = Array.from({ length: 80 }, (_, i) => ({
+    head: 'customers',
+    ck: `{"id":${i},"name":"${filler}"}`,
+    key: { id: i, name: filler },
+  }));
+  const records = routeInternalUpdates({ topic: 't', partitions: 1, partitioner: crc32Partition }, large);
+  assert.ok(records.length >= Math.ceil((80 * 10_000) / MAX_MESSAGE_CHARS), `${records.length} messages`);
+  for (const record of records) assert.ok((record.value?.length ?? 0) < 1_000_000, 'under 1 MB');
+  assert.equal(
+    records.flatMap((r) => decodeInternalUpdates(r.value) ?? []),
+    large,
+    'every update, in order',
+  );
+  const huge = {
+    head: 'h',
+    ck: `{"k":"${'y'.repeat(MAX_MESSAGE_CHARS)}"}`,
+    key: { k: 'y'.repeat(MAX_MESSAGE_CHARS) },
+  };
+  const alone = routeInternalUpdates({ topic: 't', partitions: 1, partitioner: crc32Partition }, [
+    large[0] as InternalUpdate,
+    huge,
+    large[1] as InternalUpdate,
+  ]);
+  assert.is(alone.length, 3, 'an update larger than the bound goes alone');
 });
 
 test.run();
