@@ -10,12 +10,14 @@
  *   --seed=N                generator seed (default 42)
  *   --repeat=N              runs per MemoryStore figure, the median reported (default 3; quick 1)
  *   --no-latency            skip the W1 latency run at half the maximum throughput
+ *   --no-naive              skip the naive peer (bench/harness/naive-run.ts; W1's takes ~40 s a run)
  *   --no-rego               skip the Rego engine benchmark (bench/rego.ts), run last
  *   --rss-million           add 1,000,000 events on MongoStore (peak RSS): W1 on a real MongoDB
  *                           (MONGODB_URL), else W3 on the stand-in (about 20 minutes)
  *
- * Every run is a child process of its own (`bench/harness/child.ts`), so its peak RSS is its
- * own. Prints a table, writes `bench/results/<timestamp>.json`, `bench/results/latest.svg` and the
+ * Per workload: the ceiling, the 2-hop echo and the naive peer (the baselines the engine's ratios
+ * are taken against, measured in the same run), then the engine on each store. Every run is a
+ * child process of its own (`bench/harness/child.ts`), so its peak RSS is its own. Prints a table, writes `bench/results/<timestamp>.json`, `bench/results/latest.svg` and the
  * table with the verdicts in Markdown, `bench/results/latest.md`,
  * and on a full run (not --quick) the README's chart `bench/chart.svg`.
  */
@@ -44,6 +46,7 @@ const { values } = parseArgs({
     seed: { type: 'string', default: '42' },
     repeat: { type: 'string' },
     'no-latency': { type: 'boolean', default: false },
+    'no-naive': { type: 'boolean', default: false },
     'rss-million': { type: 'boolean', default: false },
     'no-rego': { type: 'boolean', default: false },
   },
@@ -211,11 +214,13 @@ for (const id of workloads) {
     { ceiling: ceiling?.inputPerSecond ?? null, runs: CEILING_RUNS },
   );
   if (echo) twoHopEchoes.set(id, echo.inputPerSecond);
-  const naive = await measure(
-    `${id} ${NAIVE}`,
-    { ...base, workload: id, target: 'naive', events, scale },
-    { ceiling: ceiling?.inputPerSecond ?? null, twoHopEcho: echo?.inputPerSecond ?? null, runs: repeat },
-  );
+  const naive = values['no-naive']
+    ? null
+    : await measure(
+        `${id} ${NAIVE}`,
+        { ...base, workload: id, target: 'naive', events, scale },
+        { ceiling: ceiling?.inputPerSecond ?? null, twoHopEcho: echo?.inputPerSecond ?? null, runs: repeat },
+      );
   if (naive) naivePeers.set(id, naive.inputPerSecond);
   for (const store of stores) {
     const n = store === 'mongo' ? mongoEvents : events;
