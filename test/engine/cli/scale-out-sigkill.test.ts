@@ -23,7 +23,7 @@ import { type KafkaFixture, startKafka } from '../../support/kafka.ts';
 import { startMongo } from '../../support/mongo.ts';
 import { expectedAggregates, type InputEvent } from '../../support/oracle.ts';
 import { freePorts } from '../../support/process.ts';
-import { randomEvents, seeded } from '../../support/random-events.ts';
+import { diamondMix, randomEvents, seeded } from '../../support/random-events.ts';
 import { repeatOnStandInDefect } from '../../support/retry.ts';
 import { test } from '../../support/suite.ts';
 
@@ -50,16 +50,11 @@ async function until(what: string, check: () => Promise<boolean>, timeoutMs: num
 
 /** Creates, updates, child moves (a new parent id) and deletes, heads deleted often. */
 const seededEvents = (seed: number, count: number): InputEvent[] =>
-  randomEvents(seeded(seed), count, {
-    nodes: DIAMOND.nodes,
-    population: (node) => (node === 'customers' ? 12 : 20),
-    deleteRate: (node) => (node === 'customers' ? 0.25 : 0.1),
-    fields: {
-      orders: { customerId: (draw) => draw.id(12) },
-      payments: { customerId: (draw) => draw.id(12) },
-      refunds: { orderId: (draw) => draw.id(20), paymentId: (draw) => draw.id(20) },
-    },
-  });
+  randomEvents(
+    seeded(seed),
+    count,
+    diamondMix({ customers: 12, children: 20, customerDeleteRate: 0.25, childDeleteRate: 0.1 }),
+  );
 
 interface Instance {
   readonly child: ChildProcess;

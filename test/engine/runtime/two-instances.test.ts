@@ -19,23 +19,18 @@ import { MemoryStore, type Store } from '../../../engine/store/index.ts';
 import { configFor, DIAMOND } from '../../support/configs.ts';
 import { counterValue, runEvents } from '../../support/embedded.ts';
 import type { InputEvent } from '../../support/oracle.ts';
-import { randomEvents, seeded } from '../../support/random-events.ts';
+import { diamondMix, randomEvents, seeded } from '../../support/random-events.ts';
 import { test } from '../../support/suite.ts';
 
 const PARTITIONS = 3;
 const NO_PROPERTIES = {};
 
 const seededEvents = (seed: number, count: number): InputEvent[] =>
-  randomEvents(seeded(seed), count, {
-    nodes: DIAMOND.nodes,
-    population: (node) => (node === 'customers' ? 12 : 20),
-    deleteRate: (node) => (node === 'customers' ? 0.2 : 0.1),
-    fields: {
-      orders: { customerId: (draw) => draw.id(12) },
-      payments: { customerId: (draw) => draw.id(12) },
-      refunds: { orderId: (draw) => draw.id(20), paymentId: (draw) => draw.id(20) },
-    },
-  });
+  randomEvents(
+    seeded(seed),
+    count,
+    diamondMix({ customers: 12, children: 20, customerDeleteRate: 0.2, childDeleteRate: 0.1 }),
+  );
 
 interface World {
   readonly config: Config;
