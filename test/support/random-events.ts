@@ -78,3 +78,12 @@ export function diamondMix(options: {
     },
   };
 }
+
+/** Events over `DIAMOND`: 12 customers (deleted at `customerDeleteRate`), 20 ids per child node. */
+export function diamondEvents(seed: number, count: number, customerDeleteRate: number): InputEvent[] {
+  return randomEvents(
+    seeded(seed),
+    count,
+    diamondMix({ customers: 12, children: 20, customerDeleteRate, childDeleteRate: 0.1 }),
+  );
+}

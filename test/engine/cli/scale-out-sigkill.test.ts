@@ -23,7 +23,7 @@ import { type KafkaFixture, startKafka } from '../../support/kafka.ts';
 import { startMongo } from '../../support/mongo.ts';
 import { expectedAggregates, type InputEvent } from '../../support/oracle.ts';
 import { freePorts } from '../../support/process.ts';
-import { diamondMix, randomEvents, seeded } from '../../support/random-events.ts';
+import { diamondEvents } from '../../support/random-events.ts';
 import { repeatOnStandInDefect } from '../../support/retry.ts';
 import { test } from '../../support/suite.ts';
 
@@ -47,14 +47,6 @@ async function until(what: string, check: () => Promise<boolean>, timeoutMs: num
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
 }
-
-/** Creates, updates, child moves (a new parent id) and deletes, heads deleted often. */
-const seededEvents = (seed: number, count: number): InputEvent[] =>
-  randomEvents(
-    seeded(seed),
-    count,
-    diamondMix({ customers: 12, children: 20, customerDeleteRate: 0.25, childDeleteRate: 0.1 }),
-  );
 
 interface Instance {
   readonly child: ChildProcess;
@@ -163,7 +155,7 @@ async function runOnce(seed: number, started: { kafka?: KafkaFixture }): Promise
       properties: kafka.properties,
     });
     await producer.connect();
-    const events = seededEvents(seed, EVENTS);
+    const events = diamondEvents(seed, EVENTS, 0.25);
     const send = (batch: readonly InputEvent[]) =>
       Promise.all(
         batch.map((e) =>

@@ -19,18 +19,11 @@ import { MemoryStore, type Store } from '../../../engine/store/index.ts';
 import { configFor, DIAMOND } from '../../support/configs.ts';
 import { counterValue, runEvents } from '../../support/embedded.ts';
 import type { InputEvent } from '../../support/oracle.ts';
-import { diamondMix, randomEvents, seeded } from '../../support/random-events.ts';
+import { diamondEvents } from '../../support/random-events.ts';
 import { test } from '../../support/suite.ts';
 
 const PARTITIONS = 3;
 const NO_PROPERTIES = {};
-
-const seededEvents = (seed: number, count: number): InputEvent[] =>
-  randomEvents(
-    seeded(seed),
-    count,
-    diamondMix({ customers: 12, children: 20, customerDeleteRate: 0.2, childDeleteRate: 0.1 }),
-  );
 
 interface World {
   readonly config: Config;
@@ -121,7 +114,7 @@ const metric = (metrics: EngineMetrics, name: string, labels: Record<string, str
   counterValue(metrics, name, labels);
 
 test('two instances, one topic: every head key keeps one partition, and both end on the embedded result', async () => {
-  const events = seededEvents(20, 600);
+  const events = diamondEvents(20, 600, 0.2);
   const w = world();
   const instances = [await w.start(), await w.start()];
   try {
@@ -168,7 +161,7 @@ test('two instances, one topic: every head key keeps one partition, and both end
 });
 
 test('an upgrade: single-key messages of an earlier version, then many-key ones, end on the embedded result', async () => {
-  const [earlier, later] = [seededEvents(7, 150), seededEvents(8, 150)];
+  const [earlier, later] = [diamondEvents(7, 150, 0.2), diamondEvents(8, 150, 0.2)];
   const w = world();
   // What the earlier version left behind: its input stored, one single-key message per head key
   // it found, keyed so the broker's partitioner placed it, and none of it recomputed yet.
