@@ -10,12 +10,14 @@
  *   --seed=N                generator seed (default 42)
  *   --repeat=N              runs per MemoryStore figure, the median reported (default 3; quick 1)
  *   --no-latency            skip the W1 latency run at half the maximum throughput
+ *   --no-naive              skip the naive peer (bench/harness/naive-run.ts; W1's takes ~40 s a run)
  *   --no-rego               skip the Rego engine benchmark (bench/rego.ts), run last
  *   --rss-million           add 1,000,000 events on MongoStore (peak RSS): W1 on a real MongoDB
  *                           (MONGODB_URL), else W3 on the stand-in (about 20 minutes)
  *
- * Every run is a child process of its own (`bench/harness/child.ts`), so its peak RSS is its
- * own. Prints a table, writes `bench/results/<timestamp>.json`, `bench/results/latest.svg` and the
+ * Per workload: the ceiling, the 2-hop echo and the naive peer (the baselines the engine's ratios
+ * are taken against, measured in the same run), then the engine on each store. Every run is a
+ * child process of its own (`bench/harness/child.ts`), so its peak RSS is its own. Prints a table, writes `bench/results/<timestamp>.json`, `bench/results/latest.svg` and the
  * table with the verdicts in Markdown, `bench/results/latest.md`,
  * and on a full run (not --quick) the README's chart `bench/chart.svg`.
  */
@@ -44,6 +46,7 @@ const { values } = parseArgs({
     seed: { type: 'string', default: '42' },
     repeat: { type: 'string' },
     'no-latency': { type: 'boolean', default: false },
+    'no-naive': { type: 'boolean', default: false },
     'rss-million': { type: 'boolean', default: false },
     'no-rego': { type: 'boolean', default: false },
   },
@@ -148,6 +151,7 @@ async function measure(
   options: {
     ceiling: number | null;
     twoHopEcho?: number | null;
+    naive?: number | null;
     runs: number;
     key?: (r: RunResult) => number;
   },
@@ -171,6 +175,7 @@ async function measure(
     result: median,
     ceiling: options.ceiling,
     twoHopEcho: options.twoHopEcho ?? null,
+    naive: options.naive ?? null,
     ...(runs.length > 1 ? { range: [Math.min(...speeds), Math.max(...speeds)] as const } : {}),
   });
   results.push(...runs);
@@ -189,8 +194,11 @@ const base = { seed, partitions: PARTITIONS };
 const ceilings = new Map<WorkloadId, number>();
 /** Per workload, the 2-hop echo: the I/O of the hops `engine.md` §6 prescribes, nothing else. */
 const twoHopEchoes = new Map<WorkloadId, number>();
+/** Per workload, the naive peer: the engine's modules, each event handled on its own at once. */
+const naivePeers = new Map<WorkloadId, number>();
 /** The echo's name in row labels and chart series. */
 const TWO_HOP_ECHO = '2-hop echo';
+const NAIVE = 'naive peer';
 const engineRuns = new Map<string, RunResult>();
 for (const id of workloads) {
   const scale = id === 'W3' ? w3Scale.memory : 0;
@@ -206,6 +214,14 @@ for (const id of workloads) {
     { ceiling: ceiling?.inputPerSecond ?? null, runs: CEILING_RUNS },
   );
   if (echo) twoHopEchoes.set(id, echo.inputPerSecond);
+  const naive = values['no-naive']
+    ? null
+    : await measure(
+        `${id} ${NAIVE}`,
+        { ...base, workload: id, target: 'naive', events, scale },
+        { ceiling: ceiling?.inputPerSecond ?? null, twoHopEcho: echo?.inputPerSecond ?? null, runs: repeat },
+      );
+  if (naive) naivePeers.set(id, naive.inputPerSecond);
   for (const store of stores) {
     const n = store === 'mongo' ? mongoEvents : events;
     const result = await measure(
@@ -221,6 +237,7 @@ for (const id of workloads) {
       {
         ceiling: ceiling?.inputPerSecond ?? null,
         twoHopEcho: echo?.inputPerSecond ?? null,
+        naive: store === 'memory' ? (naive?.inputPerSecond ?? null) : null,
         runs: store === 'mongo' ? 1 : repeat,
       },
     );
@@ -265,6 +282,11 @@ console.log(formatTable(rows));
 const targets = checkTargets({
   w1Memory: engineRuns.get('W1 memory'),
   w1Ceiling: ceilings.get('W1'),
+  w1TwoHopEcho: twoHopEchoes.get('W1'),
+  w4Memory: engineRuns.get('W4 memory'),
+  w4TwoHopEcho: twoHopEchoes.get('W4'),
+  w1Naive: naivePeers.get('W1'),
+  w3Naive: naivePeers.get('W3'),
   w1Mongo: engineRuns.get('W1 mongo'),
   halfRate: halfRate ?? undefined,
   compressionWindowMs: benchConfig(WORKLOADS.W1.graph).processor.internalUpdates.config.compressionWindowMs,
@@ -311,7 +333,14 @@ writeFileSync(
 const bars = (pick: (r: RunResult) => number | null, series: readonly string[]) =>
   workloads.flatMap((id) =>
     series.map((name) => {
-      const echoes = name === 'ceiling' ? ceilings : name === TWO_HOP_ECHO ? twoHopEchoes : null;
+      const echoes =
+        name === 'ceiling'
+          ? ceilings
+          : name === TWO_HOP_ECHO
+            ? twoHopEchoes
+            : name === NAIVE
+              ? naivePeers
+              : null;
       const run = engineRuns.get(`${id} ${name}`);
       const value = echoes ? (echoes.get(id) ?? null) : run ? pick(run) : null;
       return { workload: id, series: name, value };
@@ -322,7 +351,7 @@ const standIn = [...engineRuns.values()].some((r) => r.standIn);
 const charted = stores.filter((s) => s !== 'mongo' || !standIn);
 const chart = renderChart(
   `streamfold bench ${started.toISOString().slice(0, 10)}, ${cpus().length} cores${quick ? ', quick' : ''}, ${events.toLocaleString('en-US')} events per run`,
-  bars((r) => r.inputPerSecond, ['ceiling', TWO_HOP_ECHO, ...charted]),
+  bars((r) => r.inputPerSecond, ['ceiling', TWO_HOP_ECHO, NAIVE, ...charted]),
   bars((r) => r.latencyMs.p99, charted),
 );
 writeFileSync(join(resultsDir, 'latest.svg'), chart);

@@ -8,6 +8,7 @@ import { WORKLOADS } from '../workloads/index.ts';
 import { runCeiling } from './ceiling.ts';
 import { runEngine } from './engine-run.ts';
 import type { Load } from './load.ts';
+import { runNaive } from './naive-run.ts';
 import type { RunResult, RunSpec } from './types.ts';
 
 export async function runOne(spec: RunSpec): Promise<RunResult> {
@@ -29,6 +30,23 @@ export async function runOne(spec: RunSpec): Promise<RunResult> {
       roundTripsPerEvent: null,
       internalUpdates: null,
       childUpdatesPerRecompute: null,
+      peakRssMb: peakRssMb(),
+    };
+  }
+  if (spec.target === 'naive') {
+    const naive = await runNaive({
+      workload,
+      setup: workload.setup(spec.seed, spec.scale),
+      stream,
+      partitions: spec.partitions,
+    });
+    return {
+      spec,
+      ...throughputFigures(naive),
+      latencyMs: { p50: null, p99: null, max: null, samples: 0, unanswered: 0 },
+      roundTripsPerEvent: naive.roundTrips / naive.events,
+      internalUpdates: null,
+      childUpdatesPerRecompute: naive.recomputes > 0 ? naive.childUpdates / naive.recomputes : null,
       peakRssMb: peakRssMb(),
     };
   }

@@ -1,6 +1,7 @@
 import type { WorkloadId } from '../workloads/index.ts';
 
-export type Target = 'ceiling' | 'memory' | 'mongo';
+/** `naive`: the naive peer (`harness/naive-run.ts`), the engine's modules without its design. */
+export type Target = 'ceiling' | 'naive' | 'memory' | 'mongo';
 
 /** One measured run, executed in a process of its own (peak RSS is that process's). */
 export interface RunSpec {

@@ -1,6 +1,6 @@
 /**
  * A dependency-free SVG chart of a bench run: per workload, input events/s of the ceiling, the
- * 2-hop echo, MemoryStore and MongoStore runs (left), and p99 latency of the engine runs (right).
+ * 2-hop echo, the naive peer, MemoryStore and MongoStore runs (left), and p99 latency of the engine runs (right).
  */
 export interface ChartBar {
   readonly workload: string;
@@ -11,6 +11,7 @@ export interface ChartBar {
 const COLORS: Record<string, string> = {
   ceiling: '#9aa5b1',
   '2-hop echo': '#cfd6dd',
+  'naive peer': '#e0894a',
   memory: '#2f6fdf',
   mongo: '#2e9e5b',
 };

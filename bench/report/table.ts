@@ -7,6 +7,8 @@ export interface TableRow {
   readonly ceiling: number | null;
   /** The same workload's 2-hop echo events/s in this run (engine rows). */
   readonly twoHopEcho?: number | null;
+  /** The same workload's naive peer events/s in this run (MemoryStore engine rows). */
+  readonly naive?: number | null;
   /** Lowest and highest events/s when the row is the median of several runs. */
   readonly range?: readonly [number, number];
 }
@@ -18,6 +20,7 @@ const COLUMNS = [
   'range',
   'x ceiling',
   'x 2-hop echo',
+  'x naive',
   'out msg/s',
   'out B/event',
   'CPU us/event',
@@ -51,7 +54,7 @@ export function formatMarkdownTable(rows: readonly TableRow[]): string {
   return [line(COLUMNS), line(COLUMNS.map(() => '---')), ...rows.map((row) => line(cellsOf(row)))].join('\n');
 }
 
-function cellsOf({ label, result, ceiling, twoHopEcho, range }: TableRow): string[] {
+function cellsOf({ label, result, ceiling, twoHopEcho, naive, range }: TableRow): string[] {
   const standIn = result.standIn ? ' (stand-in)' : '';
   // The stand-in's speed is no figure of the engine's (see `RunResult.standIn`); the ceiling is
   // not compared with itself, and an echo not with an echo.
@@ -65,6 +68,7 @@ function cellsOf({ label, result, ceiling, twoHopEcho, range }: TableRow): strin
     range ? `${number(range[0])}-${number(range[1])}` : '-',
     ratio(ceiling, !isEcho || (result.spec.hops ?? 1) > 1),
     ratio(twoHopEcho, !isEcho),
+    ratio(naive, result.spec.target === 'memory'),
     number(result.outputPerSecond),
     number(result.outputBytesPerEvent),
     number(result.cpuMicrosPerEvent, 1),

@@ -1,3 +1,5 @@
+import type { KeyPartitioner } from './key-partitioner.ts';
+
 /**
  * The broker seam. `engine/broker/kafka` implements it on node-rdkafka, `engine/broker/memory`
  * in-process (embedded mode, benchmarks). Operators, the runtime and services depend only on
@@ -86,6 +88,11 @@ export type ClientProperties = Readonly<Record<string, string | number | boolean
 export interface Broker {
   consumer(options: { readonly groupId: string; readonly properties?: ClientProperties }): BrokerConsumer;
   producer(options?: { readonly properties?: ClientProperties }): BrokerProducer;
-  /** Topics known to the broker with their partition counts; used to fail fast on a missing topic. */
-  topics(): Promise<Map<string, number>>;
+  /**
+   * Topics known to the broker with their partition counts; used to fail fast on a missing topic.
+   * `properties` (merged over the broker's) name another cluster, e.g. another connection's.
+   */
+  topics(properties?: ClientProperties): Promise<Map<string, number>>;
+  /** How a producer with these properties partitions keyed records (no `partition` given). */
+  keyPartitioner(properties?: ClientProperties): KeyPartitioner;
 }

@@ -5,9 +5,9 @@ import { canonicalJson } from '../record/key.ts';
 
 /**
  * "Recompute head `head`, key `key`": published on the internal-updates topic by the input
- * pipelines, consumed (compressed per key) by the recompute pipeline. Its Kafka key is the
- * canonical `[head, key]`, so one head key always lands on one partition and every recompute
- * of it is serialised there, which keeps the last output per key the newest (§6).
+ * pipelines, consumed (compressed per key) by the recompute pipeline. Every update of one head
+ * key goes to the partition its id (`internalUpdateId`) hashes to, so every recompute of it is
+ * serialised there, which keeps the last output per key the newest (§6).
  */
 export interface InternalUpdate {
   readonly head: string;
@@ -17,19 +17,50 @@ export interface InternalUpdate {
   readonly op?: ChangeOp;
 }
 
+/** The canonical `[head, key]`: the compression key, and what picks the update's partition. */
 export function internalUpdateId(update: Pick<InternalUpdate, 'head' | 'ck'>): string {
   return `[${JSON.stringify(update.head)},${update.ck}]`;
 }
 
+/**
+ * A message of one update, `{head, key, op?}`, keyed by its id so the producer's partitioner
+ * routes it (full refresh). Also what versions before many-key messages wrote.
+ */
 export function encodeInternalUpdate(topic: string, update: InternalUpdate): ProducerRecord {
-  const body = update.op
-    ? { head: update.head, key: update.key, op: update.op }
-    : { head: update.head, key: update.key };
-  return { topic, key: Buffer.from(internalUpdateId(update)), value: Buffer.from(JSON.stringify(body)) };
+  return { topic, key: Buffer.from(internalUpdateId(update)), value: Buffer.from(entryJson(update)) };
 }
 
-/** Returns null for a message this engine did not write (the caller counts it as invalid). */
-export function decodeInternalUpdate(value: Buffer | null): InternalUpdate | null {
+/**
+ * One message carrying many updates, `{"updates": [{head, key, op?}, ...]}` (amended §6): the
+ * caller produces it to `partition`, the one every update's id hashes to. Its Kafka key is the
+ * first update's id, so even a tool re-producing it by key would keep it on that partition.
+ */
+export function encodeInternalUpdates(
+  topic: string,
+  partition: number,
+  updates: readonly InternalUpdate[],
+): ProducerRecord {
+  const first = updates[0];
+  if (!first) throw new Error('an internal-updates message needs at least one update');
+  return {
+    topic,
+    partition,
+    key: Buffer.from(internalUpdateId(first)),
+    value: Buffer.from(`{"updates":[${updates.map(entryJson).join(',')}]}`),
+  };
+}
+
+/** `ck` is the key's canonical JSON, itself valid JSON: no second serialisation of the key. */
+function entryJson(u: InternalUpdate): string {
+  return `{"head":${JSON.stringify(u.head)},"key":${u.ck}${u.op ? `,"op":"${u.op}"` : ''}}`;
+}
+
+/**
+ * The updates of a message: the many-key messages of `encodeInternalUpdates`, or the single-key
+ * `{head, key, op?}` of earlier versions (an upgrade needs no drained topic). Null for a message
+ * this engine did not write, or with any malformed update (the caller counts it as invalid).
+ */
+export function decodeInternalUpdates(value: Buffer | null): InternalUpdate[] | null {
   if (!value) return null;
   let body: unknown;
   try {
@@ -37,10 +68,26 @@ export function decodeInternalUpdate(value: Buffer | null): InternalUpdate | nul
   } catch {
     return null;
   }
-  if (!isJsonObject(body) || typeof body.head !== 'string' || !isJsonObject(body.key)) return null;
-  const op = body.op;
+  if (!isJsonObject(body)) return null;
+  if (!Array.isArray(body.updates)) {
+    const single = decodeUpdate(body);
+    return single ? [single] : null;
+  }
+  const updates: InternalUpdate[] = [];
+  for (const entry of body.updates) {
+    const update = decodeUpdate(entry);
+    if (!update) return null;
+    updates.push(update);
+  }
+  return updates.length > 0 ? updates : null;
+}
+
+function decodeUpdate(entry: unknown): InternalUpdate | null {
+  if (!isJsonObject(entry) || typeof entry.head !== 'string' || !isJsonObject(entry.key)) return null;
+  const op = entry.op;
   if (op !== undefined && op !== 'c' && op !== 'r' && op !== 'u' && op !== 'd') return null;
-  return { head: body.head, ck: canonicalJson(body.key), key: body.key, ...(op ? { op } : {}) };
+  const ck = canonicalJson(entry.key);
+  return op ? { head: entry.head, ck, key: entry.key, op } : { head: entry.head, ck, key: entry.key };
 }
 
 /**

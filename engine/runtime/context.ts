@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { BrokerProducer } from '../broker/types.ts';
+import type { InternalUpdatesRoute } from '../internal-updates/route.ts';
 import type { EngineMetrics } from '../metrics/index.ts';
 import type { OutputMode } from '../output/messages.ts';
 import type { Store } from '../store/types.ts';
@@ -12,6 +13,8 @@ export interface RuntimeContext {
   readonly mode: OutputMode;
   readonly outputTopic: string;
   readonly internalTopic: string;
+  /** How internal updates are grouped into messages per partition of `internalTopic`. */
+  readonly internalRoute: InternalUpdatesRoute;
   /** Writes outputs and dead letters. */
   readonly producer: BrokerProducer;
   /** Writes internal updates (its own properties: `internalUpdates.config.producer`). */

@@ -7,6 +7,7 @@ import type {
   ClientProperties,
   RebalanceEvent,
 } from '../broker/types.ts';
+import type { InternalUpdatesRoute } from '../internal-updates/route.ts';
 import { createEngineMetrics, type EngineMetrics } from '../metrics/index.ts';
 import type { Store } from '../store/types.ts';
 import type { CompiledConfig } from './compile.ts';
@@ -93,6 +94,7 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
       ...(options.deadLetterTopics?.values() ?? []),
     ],
   );
+  const internalRoute = await internalUpdatesRoute(broker, internal.topic, clients.internalProducer);
   await store.open();
 
   const producer = broker.producer({ properties: clients.producer });
@@ -104,6 +106,7 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
     mode: config.processor.mode,
     outputTopic,
     internalTopic: internal.topic,
+    internalRoute,
     producer,
     internalProducer,
     deadLetterTopics: options.deadLetterTopics ?? new Map(),
@@ -235,6 +238,26 @@ export async function startEngine(options: EngineOptions): Promise<RunningEngine
 async function flushAndClose(producer: BrokerProducer): Promise<void> {
   await producer.flush(10_000);
   await producer.disconnect();
+}
+
+/**
+ * The internal-updates topic's partition count, asked of the internal producer's cluster, and
+ * that producer's key partitioner: what groups internal updates into one message per partition.
+ * The count is read once: adding partitions to that topic moves keys to other partitions (as
+ * for any keyed Kafka topic), so it is done with every instance stopped (README, Scaling out).
+ */
+async function internalUpdatesRoute(
+  broker: Broker,
+  topic: string,
+  properties: ClientProperties,
+): Promise<InternalUpdatesRoute> {
+  const partitions = (await broker.topics(properties)).get(topic);
+  if (partitions === undefined) {
+    throw new Error(
+      `topic(s) missing on the broker: ${topic} (create it, or check processor.internalUpdates.config.topic)`,
+    );
+  }
+  return { topic, partitions, partitioner: broker.keyPartitioner(properties) };
 }
 
 async function assertTopicsExist(broker: Broker, topics: readonly string[]): Promise<void> {

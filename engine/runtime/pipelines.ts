@@ -8,7 +8,7 @@ import {
 } from '../../operators/index.ts';
 import type { BrokerConsumer, RebalanceEvent } from '../broker/types.ts';
 import {
-  decodeInternalUpdate,
+  decodeInternalUpdates,
   type InternalUpdate,
   internalUpdateId,
   mergeInternalUpdates,
@@ -60,7 +60,8 @@ export const RECOMPUTE_MAX_HEADS = 1024;
 
 /**
  * The internal-updates topic: compress per head key within the window, recompute those heads,
- * emit, then commit. Malformed messages (not written by this engine) are counted and skipped.
+ * emit, then commit. A message carries one head key or many (amended §6), each decoded into its
+ * updates; malformed messages (not written by this engine) are counted and skipped whole.
  */
 export function internalUpdatesPipeline(
   ctx: RuntimeContext,
@@ -80,8 +81,8 @@ export function internalUpdatesPipeline(
       withItems(
         batch,
         batch.items.flatMap((message) => {
-          const update = decodeInternalUpdate(message.value);
-          if (update) return [update];
+          const updates = decodeInternalUpdates(message.value);
+          if (updates) return updates;
           ctx.metrics.invalid.inc({ node: '__internal_updates', reason: 'not-an-internal-update' });
           ctx.logger.warn(
             { topic: message.topic, partition: message.partition, offset: message.offset },

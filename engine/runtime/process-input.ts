@@ -1,7 +1,8 @@
 import { findAffectedHeads, type RecordVersion } from '../aggregate/affected-heads.ts';
 import type { ConsumedMessage, ProducerRecord } from '../broker/types.ts';
 import { type ChangeEvent, parseChangeEvent } from '../change-event/parse.ts';
-import { encodeInternalUpdate, type InternalUpdate } from '../internal-updates/message.ts';
+import type { InternalUpdate } from '../internal-updates/message.ts';
+import { routeInternalUpdates } from '../internal-updates/route.ts';
 import type { JsonObject } from '../record/json.ts';
 import type { RecordWrite } from '../store/types.ts';
 import { retryBatch } from './batch-retry.ts';
@@ -9,14 +10,34 @@ import type { RuntimeContext } from './context.ts';
 
 /**
  * Handles one batch of input messages of one node (`engine.md` §2, §6): parse, one bulk write,
- * one upward walk, and the internal updates it implies. Resolves once every write and every
- * produced record is acknowledged, so the caller may then commit the batch's offsets.
+ * one upward walk, and the internal updates it implies, one message per target partition
+ * (amended §6). Resolves once every write and every produced record is acknowledged, so the
+ * caller may then commit the batch's offsets.
  */
 export async function processInputBatch(
   ctx: RuntimeContext,
   nodeId: string,
   messages: readonly ConsumedMessage[],
 ): Promise<void> {
+  const published = await storeInputBatch(ctx, nodeId, messages, async (updates) => {
+    const records = routeInternalUpdates(ctx.internalRoute, updates);
+    await Promise.all(records.map((record) => ctx.internalProducer.produce(record)));
+  });
+  ctx.metrics.produced.inc({ kind: 'internal-update' }, published);
+}
+
+/**
+ * The store side of an input batch: parse, dead letters, one bulk write, one upward walk; then
+ * `deliver` gets the heads it affects, in the same retried step as the write (the engine
+ * publishes them as internal updates; the benchmark's naive peer recomputes them at once).
+ * Resolves with how many heads were delivered.
+ */
+export async function storeInputBatch(
+  ctx: RuntimeContext,
+  nodeId: string,
+  messages: readonly ConsumedMessage[],
+  deliver: (updates: readonly InternalUpdate[]) => Promise<void>,
+): Promise<number> {
   const end = ctx.metrics.batchSeconds.startTimer({ pipeline: nodeId });
   ctx.metrics.consumed.inc({ node: nodeId }, messages.length);
   const latest = new Map<string, ChangeEvent>();
@@ -54,6 +75,7 @@ export async function processInputBatch(
     await retryBatch(ctx.logger, nodeId, () => Promise.all(deadLetters.map((r) => ctx.producer.produce(r))));
     ctx.metrics.produced.inc({ kind: 'dead-letter' }, deadLetters.length);
   }
+  let delivered = 0;
   if (latest.size > 0) {
     const events = [...latest.values()];
     const isHead = ctx.topology.nodes.get(nodeId)?.in.length === 0;
@@ -66,17 +88,15 @@ export async function processInputBatch(
             events.map((e) => e.ck),
           ),
         );
-    const updates = await retryBatch(ctx.logger, nodeId, async () => {
+    delivered = await retryBatch(ctx.logger, nodeId, async () => {
       const found = await applyChanges(ctx, nodeId, events, isHead, old, befores);
-      await Promise.all(
-        found.map((u) => ctx.internalProducer.produce(encodeInternalUpdate(ctx.internalTopic, u))),
-      );
-      return found;
+      await deliver(found);
+      return found.length;
     });
-    ctx.metrics.produced.inc({ kind: 'internal-update' }, updates.length);
   }
   ctx.metrics.storeRoundTrips.set(ctx.store.counters.roundTrips);
   end();
+  return delivered;
 }
 
 /**

@@ -167,29 +167,42 @@ test('targets: each verdict from its own run, a missing run is "not run", below 
   const checks = checkTargets({
     w1Memory: run({ inputPerSecond: 20_000 }),
     w1Ceiling: 100_000,
+    w1TwoHopEcho: 40_000,
+    w4Memory: run({ inputPerSecond: 32_000 }),
+    w4TwoHopEcho: 40_000,
+    w1Naive: 8_000,
+    w3Memory: run({ inputPerSecond: 9_000, childUpdatesPerRecompute: 5 }),
+    w3Naive: 1_000,
     w1Mongo: run({ roundTripsPerEvent: 0.02 }),
     halfRate: run({ latencyMs: { p50: 200, p99: 351, max: 400, samples: 10, unanswered: 0 } }),
     compressionWindowMs: 250,
-    w3Memory: run({ childUpdatesPerRecompute: 5 }),
   });
   assert.equal(
     checks.map((c) => [c.verdict, c.measured]),
     [
-      ['missed', '0.20 x (below 0.25: defect)'],
+      ['missed', '0.50 x (0.20 x ceiling)'],
+      ['met', '0.80 x'],
+      ['missed', '2.5 x'],
+      ['missed', '9.0 x'],
       ['met', '0.0200'],
       ['missed', '351 ms'],
       ['met', '5.0'],
       ['not run', '-'],
     ],
   );
-  assert.ok(checks[2]?.target.includes('350 ms'), 'the bound follows the compression window');
+  assert.equal(
+    checkTargets({ compressionWindowMs: 250, w1Memory: run({}), w1TwoHopEcho: 500 })[0]?.measured,
+    '2.00 x',
+    'no ceiling in the run: the echo ratio alone',
+  );
+  assert.ok(checks[5]?.target.includes('350 ms'), 'the bound follows the compression window');
 
   // The million-event run names its workload and the stand-in unless it is W1 on MongoDB.
   const million = (workload: 'W1' | 'W3', peakRssMb: number, standIn: boolean) =>
     checkTargets({
       compressionWindowMs: 250,
       million: run({ spec: { ...run({}).spec, workload, target: 'mongo' }, peakRssMb, standIn }),
-    })[4];
+    })[7];
   assert.equal(million('W3', 212, true), {
     target: '1M events on MongoStore: peak RSS <= 250 MB',
     measured: '212 MB (W3, stand-in)',

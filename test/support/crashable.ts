@@ -1,4 +1,5 @@
 import { pino } from 'pino';
+import { type KeyPartitioner, partitionForKey } from '../../engine/broker/key-partitioner.ts';
 import type { BrokerProducer } from '../../engine/broker/types.ts';
 import { createEngineMetrics } from '../../engine/metrics/index.ts';
 import type { CompiledConfig } from '../../engine/runtime/compile.ts';
@@ -22,11 +23,18 @@ export interface CrashableInstance {
 const WRITES = new Set<string | symbol>(['write', 'writeEmitted']);
 const never = new Promise<never>(() => {});
 
+/** The shared broker's internal-updates topic: its partition count and key partitioner. */
+export interface SharedRoute {
+  readonly partitions: number;
+  readonly partitioner: KeyPartitioner;
+}
+
 export function crashableInstance(
   compiled: CompiledConfig,
-  shared: { store: Store; producer: BrokerProducer },
+  shared: { store: Store; producer: BrokerProducer; route?: SharedRoute },
   killAt = Number.POSITIVE_INFINITY,
 ): CrashableInstance {
+  const route = shared.route ?? { partitions: 1, partitioner: partitionForKey };
   let effects = 0;
   let dead = false;
   let kill = () => {};
@@ -65,6 +73,7 @@ export function crashableInstance(
     mode: config.processor.mode,
     outputTopic: config.producer.config.topic,
     internalTopic: config.processor.internalUpdates.config.topic,
+    internalRoute: { topic: config.processor.internalUpdates.config.topic, ...route },
     producer,
     internalProducer: producer,
     deadLetterTopics: new Map(),

@@ -11,6 +11,7 @@
  *     fields: { orders: { customerId: (draw) => draw.id(6) } },
  *   });
  */
+import { DIAMOND } from './configs.ts';
 import { create, remove, update } from './embedded.ts';
 import type { InputEvent } from './oracle.ts';
 
@@ -53,4 +54,36 @@ export function randomEvents(rnd: () => number, count: number, mix: EventMix): I
     for (const [field, value] of Object.entries(mix.fields[node] ?? {})) after[field] = value(draw);
     return rnd() < 0.5 ? create(node, after) : update(node, after);
   });
+}
+
+/**
+ * The `DIAMOND` graph's mix: `customers` heads, `children` ids per child node, orders and
+ * payments under a customer, refunds under an order and a payment (often of other customers).
+ */
+export function diamondMix(options: {
+  readonly customers: number;
+  readonly children: number;
+  readonly customerDeleteRate: number;
+  readonly childDeleteRate: number;
+}): EventMix {
+  const { customers, children } = options;
+  return {
+    nodes: DIAMOND.nodes,
+    population: (node) => (node === 'customers' ? customers : children),
+    deleteRate: (node) => (node === 'customers' ? options.customerDeleteRate : options.childDeleteRate),
+    fields: {
+      orders: { customerId: (draw) => draw.id(customers) },
+      payments: { customerId: (draw) => draw.id(customers) },
+      refunds: { orderId: (draw) => draw.id(children), paymentId: (draw) => draw.id(children) },
+    },
+  };
+}
+
+/** Events over `DIAMOND`: 12 customers (deleted at `customerDeleteRate`), 20 ids per child node. */
+export function diamondEvents(seed: number, count: number, customerDeleteRate: number): InputEvent[] {
+  return randomEvents(
+    seeded(seed),
+    count,
+    diamondMix({ customers: 12, children: 20, customerDeleteRate, childDeleteRate: 0.1 }),
+  );
 }

@@ -10,6 +10,7 @@
  */
 import Kafka from 'node-rdkafka';
 import type { Logger } from 'pino';
+import { librdkafkaPartitioner } from '../key-partitioner.ts';
 import type { Broker, ClientProperties } from '../types.ts';
 import { connectClient } from './connect.ts';
 import { KafkaBrokerConsumer } from './consumer.ts';
@@ -46,18 +47,16 @@ export function createKafkaBroker(options: KafkaBrokerOptions): Broker {
         timeoutMs,
         logger,
       }),
-    async topics() {
-      const client = new Kafka.Producer({ ...options.properties }, {});
-      const metadata = await connectClient(
-        client,
-        'metadata request',
-        bootstrapServers(options.properties),
-        timeoutMs,
-      );
+    async topics(properties) {
+      const merged = { ...options.properties, ...properties };
+      const client = new Kafka.Producer(merged, {});
+      const metadata = await connectClient(client, 'metadata request', bootstrapServers(merged), timeoutMs);
       client.disconnect(() => {});
       return new Map(
         metadata.topics.filter((t) => !t.name.startsWith('__')).map((t) => [t.name, t.partitions.length]),
       );
     },
+    keyPartitioner: (properties) =>
+      librdkafkaPartitioner({ ...options.properties, ...properties }.partitioner),
   };
 }

@@ -16,6 +16,7 @@
  * topic has committed (offsets stay absolute), so memory follows the backlog rather than all
  * that was ever written: embedded mode on inputs larger than memory.
  */
+import { type KeyPartitioner, partitionForKey } from '../key-partitioner.ts';
 import type { Broker, BrokerConsumer, BrokerProducer, ConsumedMessage } from '../types.ts';
 import { MemoryConsumer } from './consumer.ts';
 import { ConsumerGroup } from './group.ts';
@@ -96,6 +97,11 @@ export class MemoryBroker implements Broker {
 
   async topics(): Promise<Map<string, number>> {
     return new Map([...this.#topics].map(([name, topic]) => [name, topic.partitions.length]));
+  }
+
+  /** Java's default (murmur2), whatever the properties: the in-process producer has no other. */
+  keyPartitioner(): KeyPartitioner {
+    return partitionForKey;
   }
 
   /** Messages written to the group's topics and not yet committed by it. */

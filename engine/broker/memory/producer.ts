@@ -1,6 +1,6 @@
+import { partitionForKey } from '../key-partitioner.ts';
 import type { BrokerProducer, ConsumedMessage, DeliveryReport, ProducerRecord } from '../types.ts';
 import type { TopicLog } from './log.ts';
-import { partitionForKey } from './partitioner.ts';
 
 /**
  * Appends records to the in-process logs. The stored message doubles as the delivery report

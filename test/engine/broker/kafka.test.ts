@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { Subject } from 'rxjs';
 import { createKafkaBroker } from '../../../engine/broker/kafka/index.ts';
-import type { BrokerConsumer, ConsumedMessage } from '../../../engine/broker/types.ts';
+import type { BrokerConsumer, ClientProperties, ConsumedMessage } from '../../../engine/broker/types.ts';
 import { commitAcknowledged, consumeBatches } from '../../../operators/index.ts';
 import { type KafkaFixture, startKafka } from '../../support/kafka.ts';
 import { test } from '../../support/suite.ts';
@@ -155,6 +155,26 @@ test('the operators run over Kafka: consumed batches are committed once acknowle
   );
   await consumer.disconnect();
   await producer.disconnect();
+});
+
+test("keyPartitioner() predicts librdkafka's partition of keyed records, by the configured partitioner", async () => {
+  const topic = kafka.topic('events');
+  const configured: ClientProperties[] = [{}, { partitioner: 'murmur2_random' }, { partitioner: 'fnv1a' }];
+  for (const properties of configured) {
+    const broker = createKafkaBroker({ properties: kafka.properties });
+    const producer = broker.producer({ properties });
+    await producer.connect();
+    const keys = Array.from({ length: 16 }, (_, i) => Buffer.from(`["customers",{"id":${i}}]`));
+    const reports = await Promise.all(keys.map((key) => producer.produce({ topic, key, value: key })));
+    await producer.disconnect();
+    const predicted = keys.map((key) => broker.keyPartitioner(properties)(key, 2));
+    assert.deepEqual(
+      reports.map((r) => r.partition),
+      predicted,
+      JSON.stringify(properties),
+    );
+    assert.ok(new Set(predicted).size === 2, 'the keys spread over both partitions');
+  }
 });
 
 test('connecting to an unreachable cluster fails in bounded time naming the servers', async () => {

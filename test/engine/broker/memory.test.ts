@@ -1,6 +1,12 @@
 import * as assert from 'node:assert/strict';
+import {
+  crc32Partition,
+  fnv1aPartition,
+  librdkafkaPartitioner,
+  murmur2,
+  partitionForKey,
+} from '../../../engine/broker/key-partitioner.ts';
 import { MemoryBroker } from '../../../engine/broker/memory/index.ts';
-import { murmur2, partitionForKey } from '../../../engine/broker/memory/partitioner.ts';
 import type { RebalanceEvent } from '../../../engine/broker/types.ts';
 import { test } from '../../support/suite.ts';
 
@@ -14,6 +20,20 @@ test('murmur2 matches the Java client (Kafka UtilsTest vectors)', () => {
   assert.equal(murmur2(value('a-little-bit-longer-string')), -1486304829);
   assert.equal(murmur2(value('lkjh234lh9fiuh90y23oiuhsafujhadof229phr9h19h89h8')), -58897971);
   assert.equal(murmur2(Buffer.alloc(0)), murmur2(Buffer.alloc(0)));
+});
+
+test("librdkafka's partitioners: CRC32 (zlib's, the default), FNV-1a (Go's vectors), murmur2 by name", () => {
+  const all = 2 ** 32;
+  assert.equal(crc32Partition(value('123456789'), all), 0xcbf43926, 'the CRC-32 check value');
+  assert.equal(fnv1aPartition(value('kafka'), all), 0xd33c4e1);
+  assert.equal(fnv1aPartition(value('giberish123456789'), all), 0x77a58295);
+  assert.equal(fnv1aPartition(value(''), all), 0x7ee3623b);
+  assert.equal(librdkafkaPartitioner(undefined), crc32Partition);
+  assert.equal(librdkafkaPartitioner('consistent_random'), crc32Partition);
+  assert.equal(librdkafkaPartitioner('random'), crc32Partition, 'random keeps no key anywhere: CRC32');
+  assert.equal(librdkafkaPartitioner('murmur2_random'), partitionForKey);
+  assert.equal(librdkafkaPartitioner('fnv1a'), fnv1aPartition);
+  assert.equal(new MemoryBroker().keyPartitioner(), partitionForKey);
 });
 
 test('keys hash to a stable partition; keyless records go round-robin; explicit partitions are checked', async () => {

@@ -1,34 +1,51 @@
 import * as assert from 'uvu/assert';
 import {
-  decodeInternalUpdate,
+  decodeInternalUpdates,
   encodeInternalUpdate,
+  encodeInternalUpdates,
   type InternalUpdate,
   internalUpdateId,
   mergeInternalUpdates,
 } from '../../../engine/internal-updates/message.ts';
 import { test } from '../../support/suite.ts';
 
-const update = (op?: InternalUpdate['op']): InternalUpdate => ({
-  head: 'customers',
-  ck: '{"id":1}',
-  key: { id: 1 },
+const update = (op?: InternalUpdate['op'], id = 1, head = 'customers'): InternalUpdate => ({
+  head,
+  ck: `{"id":${id}}`,
+  key: { id },
   ...(op ? { op } : {}),
 });
 
-test('encode/decode round trip; the Kafka key is the head key, so one key stays on one partition', () => {
-  for (const u of [update(), update('c'), update('d')]) {
-    const record = encodeInternalUpdate('internal', u);
-    assert.is(record.topic, 'internal');
-    assert.is(record.key?.toString(), internalUpdateId(u));
-    assert.equal(decodeInternalUpdate(record.value), u);
-  }
-  assert.is(
-    internalUpdateId({ head: 'a', ck: '{"id":1}' }) === internalUpdateId({ head: 'b', ck: '{"id":1}' }),
-    false,
-  );
+test('a many-key message round-trips its updates in order, goes to the given partition, keyed by its first id', () => {
+  const updates = [update('c', 1), update(undefined, 2), update('d', 3, 'accounts'), update('u', 1)];
+  const record = encodeInternalUpdates('internal', 2, updates);
+  assert.is(record.topic, 'internal');
+  assert.is(record.partition, 2);
+  assert.is(record.key?.toString(), internalUpdateId(updates[0] as InternalUpdate));
+  assert.equal(decodeInternalUpdates(record.value), updates);
+  assert.throws(() => encodeInternalUpdates('internal', 0, []), /at least one update/);
 });
 
-test('messages this engine did not write decode to null', () => {
+test('a key is carried canonically: the decoded ck is the canonical JSON whatever the writer wrote', () => {
+  const written = Buffer.from('{"updates":[{"head":"h","key":{"b":1,"a":{"d":2,"c":1}}}]}');
+  assert.equal(decodeInternalUpdates(written), [
+    { head: 'h', ck: '{"a":{"c":1,"d":2},"b":1}', key: { b: 1, a: { d: 2, c: 1 } } },
+  ]);
+});
+
+test('single-key messages of earlier versions decode: the old wire format, written by hand', () => {
+  assert.equal(decodeInternalUpdates(Buffer.from('{"head":"customers","key":{"id":1}}')), [update()]);
+  assert.equal(decodeInternalUpdates(Buffer.from('{"head":"customers","key":{"id":1},"op":"u"}')), [
+    update('u'),
+  ]);
+  // Full refresh still writes them, keyed by the update's id for the producer's partitioner.
+  const record = encodeInternalUpdate('internal', update('r'));
+  assert.is(record.partition, undefined);
+  assert.is(record.key?.toString(), internalUpdateId(update()));
+  assert.equal(decodeInternalUpdates(record.value), [update('r')]);
+});
+
+test('messages this engine did not write, or with any malformed update, decode to null', () => {
   for (const raw of [
     null,
     'x',
@@ -36,8 +53,12 @@ test('messages this engine did not write decode to null', () => {
     '{"head":1,"key":{}}',
     '{"head":"h","key":[1]}',
     '{"head":"h","key":{},"op":"z"}',
+    '{"updates":[]}',
+    '{"updates":"x"}',
+    '{"updates":[{"head":"h","key":{"id":1}},{"head":"h","key":{"id":2},"op":"z"}]}',
+    '{"updates":[{"head":"h","key":{"id":1}},null]}',
   ]) {
-    assert.is(decodeInternalUpdate(raw === null ? null : Buffer.from(raw)), null, String(raw));
+    assert.is(decodeInternalUpdates(raw === null ? null : Buffer.from(raw)), null, String(raw));
   }
 });
 

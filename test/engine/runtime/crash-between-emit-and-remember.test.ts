@@ -2,7 +2,7 @@ import * as assert from 'uvu/assert';
 import { MemoryBroker } from '../../../engine/broker/memory/index.ts';
 import type { ConsumedMessage } from '../../../engine/broker/types.ts';
 import {
-  decodeInternalUpdate,
+  decodeInternalUpdates,
   type InternalUpdate,
   internalUpdateId,
   mergeInternalUpdates,
@@ -46,7 +46,7 @@ function world(mode: OutputMode) {
       .messages('internal')
       .flat()
       .slice(from)
-      .map((m) => decodeInternalUpdate(m.value) as InternalUpdate);
+      .flatMap((m) => decodeInternalUpdates(m.value) as InternalUpdate[]);
   const output = () => broker.messages('output').flat();
   return { compiled, store, shared, input, internalFrom, output };
 }

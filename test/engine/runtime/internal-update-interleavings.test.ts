@@ -2,7 +2,7 @@ import * as assert from 'uvu/assert';
 import { MemoryBroker } from '../../../engine/broker/memory/index.ts';
 import type { ConsumedMessage } from '../../../engine/broker/types.ts';
 import {
-  decodeInternalUpdate,
+  decodeInternalUpdates,
   type InternalUpdate,
   internalUpdateId,
   mergeInternalUpdates,
@@ -15,7 +15,7 @@ import { MemoryStore } from '../../../engine/store/index.ts';
 import { configFor, DIAMOND } from '../../support/configs.ts';
 import { crashableInstance } from '../../support/crashable.ts';
 import { expectedAggregates } from '../../support/oracle.ts';
-import { type EventMix, randomEvents, seeded } from '../../support/random-events.ts';
+import { diamondMix, randomEvents, seeded } from '../../support/random-events.ts';
 import { suite } from '../../support/suite.ts';
 
 /**
@@ -29,16 +29,7 @@ import { suite } from '../../support/suite.ts';
 const SEEDS = Number(process.env.INTERLEAVING_SEEDS ?? 1000);
 const FIRST_SEED = Number(process.env.INTERLEAVING_SEED ?? 1);
 
-const MIX: EventMix = {
-  nodes: DIAMOND.nodes,
-  population: (node) => (node === 'customers' ? 3 : 5),
-  deleteRate: (node) => (node === 'customers' ? 0.3 : 0.15),
-  fields: {
-    orders: { customerId: (draw) => draw.id(3) },
-    payments: { customerId: (draw) => draw.id(3) },
-    refunds: { orderId: (draw) => draw.id(5), paymentId: (draw) => draw.id(5) },
-  },
-};
+const MIX = diamondMix({ customers: 3, children: 5, customerDeleteRate: 0.3, childDeleteRate: 0.15 });
 
 function compressed(updates: readonly InternalUpdate[]): InternalUpdate[] {
   const byId = new Map<string, InternalUpdate>();
@@ -88,7 +79,7 @@ async function runSeed(seed: number, mode: 'read-delete' | 'operation-forwarding
     const end = killable ? between(internalCommitted, internal().length) : internal().length;
     const delivered = internal()
       .slice(internalCommitted, end)
-      .map((m) => decodeInternalUpdate(m.value) as InternalUpdate);
+      .flatMap((m) => decodeInternalUpdates(m.value) as InternalUpdate[]);
     const updates = delivered.flatMap((u) => (killable && chance(0.2) ? [u, u] : [u]));
     const killAt = killable && chance(0.5) ? between(1, 4) : Number.POSITIVE_INFINITY;
     const instance = crashableInstance(compiled, shared, killAt);
