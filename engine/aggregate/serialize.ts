@@ -24,10 +24,13 @@ export interface RenderedAggregate {
   readonly text: string;
   /** The records whose subtree spans are known, in the order they were written. */
   readonly records: readonly StoredRecord[];
-  /** Per record: start and end of its subtree in `text` (at 2i and 2i + 1). */
+  /**
+   * Per record i: the start and end of its subtree in `text` (at 3i, 3i + 1) and where its member
+   * lists begin in `lists` (at 3i + 2; one list per child node of its node).
+   */
   readonly bounds: readonly number[];
-  /** Per record: what its subtree was rendered from. */
-  readonly dependencies: readonly Dependencies[];
+  /** The member lists each subtree was rendered from. */
+  readonly lists: readonly LinkedRecords[];
 }
 
 /**
@@ -65,7 +68,7 @@ export function renderAggregate(
   tree: AggregateTree,
   previous: RenderedAggregate | undefined,
 ): RenderedAggregate {
-  const spans: SpanLists = { records: [], bounds: [], dependencies: [] };
+  const spans: SpanLists = { records: [], bounds: [], lists: [] };
   const writer = new Writer(tree, previous, spans);
   writer.write(tree.node, tree.record, true);
   return { text: writer.pieces.join(''), ...spans };
@@ -74,7 +77,7 @@ export function renderAggregate(
 interface SpanLists {
   records: StoredRecord[];
   bounds: number[];
-  dependencies: Dependencies[];
+  lists: LinkedRecords[];
 }
 
 class Writer {
@@ -122,7 +125,10 @@ class Writer {
       this.#push(']');
     }
     this.#push('}}');
-    if (!head) this.#span(record, start, this.#length, dependencies);
+    if (!head) {
+      this.#span(record, start, this.#length);
+      for (const [, members] of dependencies) this.#spanList(members);
+    }
   }
 
   #push(piece: string): void {
@@ -130,12 +136,16 @@ class Writer {
     this.#length += piece.length;
   }
 
-  #span(record: StoredRecord, start: number, end: number, dependencies: Dependencies): void {
+  /** Files a span; its member lists follow with `#spanList`. */
+  #span(record: StoredRecord, start: number, end: number): void {
     const spans = this.#spans;
     if (spans === null) return;
     spans.records.push(record);
-    spans.bounds.push(start, end);
-    spans.dependencies.push(dependencies);
+    spans.bounds.push(start, end, spans.lists.length);
+  }
+
+  #spanList(members: LinkedRecords): void {
+    this.#spans?.lists.push(members);
   }
 
   /** Writes the previous text of `record`'s subtree when nothing in it changed. */
@@ -144,11 +154,9 @@ class Writer {
     if (previous === undefined) return false;
     const at = this.#find(previous, record);
     if (at < 0 || !this.#unchanged(previous, at, dependencies)) return false;
-    const start = previous.bounds[2 * at] as number;
-    const end = previous.bounds[2 * at + 1] as number;
-    const shift = this.#length - start;
-    this.#push(previous.text.slice(start, end));
-    this.#carry(previous, at, shift);
+    const start = previous.bounds[3 * at] as number;
+    this.#carry(previous, at, this.#length - start, dependencies.length);
+    this.#push(previous.text.slice(start, previous.bounds[3 * at + 1]));
     return true;
   }
 
@@ -165,16 +173,17 @@ class Writer {
     return -1;
   }
 
-  /** Whether the subtree rendered at `at` would render the same now: the same objects all the way down. */
+  /**
+   * Whether the subtree rendered at `at` would render the same now: the same objects all the way
+   * down. A record's node fixes its child nodes and their order, so lists compare by position.
+   */
   #unchanged(previous: RenderedAggregate, at: number, now: Dependencies): boolean {
-    const then = previous.dependencies[at] as Dependencies;
-    if (then.length !== now.length) return false;
+    if (listCountOf(previous, at) !== now.length) return false;
+    const first = previous.bounds[3 * at + 2] as number;
     for (let d = 0; d < now.length; d++) {
       const [child, members] = now[d] as readonly [string, LinkedRecords];
-      const [childThen, membersThen] = then[d] as readonly [string, LinkedRecords];
-      if (child !== childThen || !sameRecords(members, membersThen)) return false;
-      for (let i = 0; i < members.length; i++) {
-        const member = members[i] as StoredRecord;
+      if (!sameRecords(members, previous.lists[first + d] as LinkedRecords)) return false;
+      for (const member of members) {
         const below = this.#tree.dependencies(child, member);
         if (below.length === 0) continue; // a leaf: the same object is the same text
         const memberAt = this.#find(previous, member);
@@ -185,18 +194,25 @@ class Writer {
   }
 
   /** Files the spans of a reused subtree, and of the subtrees inside it, at their new place. */
-  #carry(previous: RenderedAggregate, at: number, shift: number): void {
-    const dependencies = previous.dependencies[at] as Dependencies;
-    for (const [, members] of dependencies) {
-      for (const member of members) {
+  #carry(previous: RenderedAggregate, at: number, shift: number, listCount: number): void {
+    const first = previous.bounds[3 * at + 2] as number;
+    for (let l = first; l < first + listCount; l++) {
+      for (const member of previous.lists[l] as LinkedRecords) {
         const inner = this.#find(previous, member);
-        if (inner >= 0) this.#carry(previous, inner, shift);
+        if (inner >= 0) this.#carry(previous, inner, shift, listCountOf(previous, inner));
       }
     }
-    const start = (previous.bounds[2 * at] as number) + shift;
-    const end = (previous.bounds[2 * at + 1] as number) + shift;
-    this.#span(previous.records[at] as StoredRecord, start, end, dependencies);
+    const start = (previous.bounds[3 * at] as number) + shift;
+    this.#span(previous.records[at] as StoredRecord, start, (previous.bounds[3 * at + 1] as number) + shift);
+    for (let l = first; l < first + listCount; l++) this.#spanList(previous.lists[l] as LinkedRecords);
   }
+}
+
+/** How many member lists the span at `at` has: up to where the next span's begin. */
+function listCountOf(previous: RenderedAggregate, at: number): number {
+  const end =
+    at + 1 < previous.records.length ? (previous.bounds[3 * at + 5] as number) : previous.lists.length;
+  return end - (previous.bounds[3 * at + 2] as number);
 }
 
 function sameRecords(a: LinkedRecords, b: LinkedRecords): boolean {
