@@ -1,26 +1,18 @@
 /**
  * The recompute hot path alone: aggregates of W1-shaped heads (customers -> orders -> items,
- * 1:10:3) rendered as output JSON from a MemoryStore, in batches as the engine recomputes them,
- * each reusing the unchanged subtrees of its head's last render as the engine does (`--full`:
- * render every aggregate whole, the A/B baseline).
- * `node --import tsx bench/recompute.ts [customers] [--full]` prints heads/s and records/s;
- * profile it with `node --cpu-prof --import tsx bench/recompute.ts`.
+ * 1:10:3) rendered as output JSON from a MemoryStore, in batches as the engine recomputes them.
+ * `node --import tsx bench/recompute.ts [customers]` prints heads/s and records/s; profile it with
+ * `node --cpu-prof --import tsx bench/recompute.ts`.
  */
 import { linkAggregates } from '../engine/aggregate/compute.ts';
-import { RenderCache } from '../engine/aggregate/render-cache.ts';
-import { aggregateJson, renderAggregate } from '../engine/aggregate/serialize.ts';
+import { aggregateJson } from '../engine/aggregate/serialize.ts';
 import { compileConfig } from '../engine/runtime/compile.ts';
 import { MemoryStore } from '../engine/store/index.ts';
 import type { RecordWrite } from '../engine/store/types.ts';
 import { benchConfig } from './harness/config.ts';
 import { WORKLOADS } from './workloads/index.ts';
 
-const args = process.argv.slice(2);
-const full = args.includes('--full');
-const customers = Number(args.find((a) => a !== '--full') ?? 3000);
-const cache = new RenderCache(customers);
-/** The engine keeps each head's last emitted text (`__emitted`) until its next recompute: so does this. */
-const emitted = new Map<string, string>();
+const customers = Number(process.argv[2] ?? 3000);
 const BATCH = 128;
 const ROUNDS = 20;
 const compiled = compileConfig(benchConfig(WORKLOADS.W1.graph));
@@ -74,24 +66,13 @@ for (let round = 0; round < ROUNDS; round++) {
   for (let b = 0; b < heads.length; b += BATCH) {
     const batch = heads.slice(b, b + BATCH);
     const linked = await linkAggregates(store, compiled.topology, 'customers', batch);
-    for (const head of batch) {
-      const tree = linked.tree(head);
-      let text: string;
-      if (full) text = aggregateJson(tree);
-      else {
-        const rendered = renderAggregate(tree, cache.get('customers', head.ck));
-        cache.set('customers', head.ck, rendered);
-        text = rendered.text;
-      }
-      emitted.set(head.ck, text);
-      bytes += Buffer.byteLength(text);
-    }
+    for (const head of batch) bytes += Buffer.byteLength(aggregateJson(linked.tree(head)));
   }
 }
 const seconds = (performance.now() - started) / 1000;
 const recomputes = ROUNDS * heads.length;
 console.log(
-  `${full ? 'full renders' : 'reusing unchanged subtrees'}: ${recomputes.toLocaleString('en-US')} head recomputes (41 records each) in ${seconds.toFixed(2)} s: ` +
+  `${recomputes.toLocaleString('en-US')} head recomputes (41 records each) in ${seconds.toFixed(2)} s: ` +
     `${Math.round(recomputes / seconds).toLocaleString('en-US')} heads/s, ` +
     `${Math.round((recomputes * 41) / seconds).toLocaleString('en-US')} records/s, ${(bytes / recomputes).toFixed(0)} bytes per aggregate`,
 );

@@ -1,7 +1,6 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { type AggregateTree, linkAggregates } from '../aggregate/compute.ts';
-import { RenderCache } from '../aggregate/render-cache.ts';
-import { aggregateJson, renderAggregate } from '../aggregate/serialize.ts';
+import { linkAggregates } from '../aggregate/compute.ts';
+import { aggregateJson } from '../aggregate/serialize.ts';
 import type { ProducerRecord } from '../broker/types.ts';
 import type { InternalUpdate } from '../internal-updates/message.ts';
 import { planOutput } from '../output/messages.ts';
@@ -94,19 +93,16 @@ async function planHead(
       ? null
       : await linkAggregates(ctx.store, ctx.topology, head, [...records.values()]);
 
-  const cache = linked && ctx.store.immutableRecords ? renderCacheOf(ctx) : null;
   const plan: HeadPlan = { records: [], remembered: [], forgotten: [] };
   for (const [i, update] of updates.entries()) {
     // Rendering is CPU work: let the input pipelines run in between (a long stall would make
     // their input arrive in a lump whose windows all close together: the next long stall).
     if (i > 0 && i % RENDER_CHUNK === 0) await nextTurn();
     const record = records.get(update.ck);
-    if (record === undefined) cache?.forget(head, update.ck);
     const output = planOutput(ctx.mode, ctx.outputTopic, {
       head,
       ck: update.ck,
-      aggregate:
-        record === undefined ? null : linked ? render(cache, head, update.ck, linked.tree(record)) : '',
+      aggregate: record === undefined ? null : linked ? aggregateJson(linked.tree(record)) : '',
       previous: emitted.get(update.ck),
       ...(update.op ? { headOp: update.op } : {}),
     });
@@ -116,36 +112,4 @@ async function planHead(
       plan.remembered.push({ ck: update.ck, key: update.key, json: output.remember });
   }
   return plan;
-}
-
-/**
- * Head keys per head node whose last render an engine keeps for the next one to reuse (about a
- * few hundred bytes of spans each; on the in-memory store the text is the emitted one, kept anyway).
- */
-const RENDER_CACHE_KEYS = 65_536;
-
-/** One cache per engine instance (its context): a restarted instance starts empty. */
-const renderCaches = new WeakMap<RuntimeContext, RenderCache>();
-
-function renderCacheOf(ctx: RuntimeContext): RenderCache {
-  let cache = renderCaches.get(ctx);
-  if (cache === undefined) {
-    cache = new RenderCache(RENDER_CACHE_KEYS);
-    renderCaches.set(ctx, cache);
-  }
-  return cache;
-}
-
-/**
- * The aggregate's JSON, reusing the subtrees of the key's last render that did not change
- * (`engine.md` §6, amended: byte-identical to a full render, which the randomized test in
- * `test/engine/runtime/incremental-render.test.ts` checks against one).
- */
-function render(cache: RenderCache | null, head: string, ck: string, tree: AggregateTree): string {
-  if (cache === null) return aggregateJson(tree);
-  const rendered = renderAggregate(tree, cache.get(head, ck));
-  // No span, nothing to reuse next time (a head without children): keep nothing.
-  if (rendered.records.length > 0) cache.set(head, ck, rendered);
-  else cache.forget(head, ck);
-  return rendered.text;
 }

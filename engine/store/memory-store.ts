@@ -26,8 +26,6 @@ interface IndexedEdgeEnd {
  */
 export class MemoryStore implements Store {
   readonly counters: StoreCounters = { roundTrips: 0 };
-  /** A write replaces the record object; a stored one is never changed. */
-  readonly immutableRecords = true;
   readonly #records = new Map<string, Map<string, StoredRecord>>();
   readonly #emitted = new Map<string, Map<string, string>>();
   readonly #heads: ReadonlySet<string>;

@@ -79,11 +79,4 @@ export interface Store {
   writeEmitted(head: string, writes: readonly EmittedWrite[]): Promise<void>;
 
   readonly counters: StoreCounters;
-  /**
-   * Whether a record object stands for one version of its record: the store never changes it and
-   * hands out a new object for every write, so the same object means the same content
-   * (MemoryStore). False when every read builds new objects (MongoStore). Caches keyed on record
-   * identity (`renderAggregate`) are only worth keeping when true.
-   */
-  readonly immutableRecords: boolean;
 }

@@ -48,8 +48,6 @@ const LOOKUP_BATCH_SIZE = 10_000;
  */
 export class MongoStore implements Store {
   readonly counters: StoreCounters = { roundTrips: 0 };
-  /** Every read builds new record objects. */
-  readonly immutableRecords = false;
   readonly #options: MongoStoreOptions;
   readonly #edge: (edge: StoreEdge) => CompiledEdge;
   readonly #nodes: ReadonlySet<string>;
