@@ -1,18 +1,18 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { type LinkedAggregates, linkAggregates } from '../aggregate/compute.ts';
+import { linkAggregates } from '../aggregate/compute.ts';
 import { aggregateJson } from '../aggregate/serialize.ts';
 import type { ProducerRecord } from '../broker/types.ts';
 import type { InternalUpdate } from '../internal-updates/message.ts';
 import { planOutput } from '../output/messages.ts';
-import type { EmittedWrite, StoredRecord } from '../store/types.ts';
+import type { EmittedWrite } from '../store/types.ts';
 import { retryBatch } from './batch-retry.ts';
 import type { RuntimeContext } from './context.ts';
 
 /**
  * Recomputes the heads named by a compressed batch of internal updates and emits their output
- * (`engine.md` §5, §6). Per head: one `get`, one `getEmitted` and one lookup per edge whatever the
- * batch size; then per chunk of up to 256 keys, one bulk write of the aggregates to emit, and one of
- * the deleted keys to forget when there are any. Resolves once all outputs are acknowledged.
+ * (`engine.md` §5, §6). Per head: one `get`, one `getEmitted`, one lookup per edge, one bulk write
+ * of the aggregates to emit, and one of the deleted keys to forget when there are any, whatever the
+ * batch size. Resolves once all outputs are acknowledged.
  */
 export async function recomputeHeads(ctx: RuntimeContext, updates: readonly InternalUpdate[]): Promise<void> {
   const end = ctx.metrics.batchSeconds.startTimer({ pipeline: 'internal-updates' });
@@ -48,11 +48,6 @@ const RENDER_CHUNK = 256;
  * delete) is forgotten only after its `d` and tombstone are acknowledged. A crash in between can
  * then only repeat an output, never lose a delete. Each step is retried on its own, so a retried
  * produce re-sends the same messages instead of re-planning them against the new memory.
- *
- * Each chunk of rendered heads is emitted as soon as it is rendered, while the next one renders:
- * a key's output waits for its own chunk, not for the whole batch (up to 1,024 heads, with the
- * input pipelines' turns in between). Keys are distinct within a batch, so chunks never race on
- * one key's memory or order.
  */
 async function recomputeHead(
   ctx: RuntimeContext,
@@ -63,22 +58,7 @@ async function recomputeHead(
     ctx.logger.warn({ head }, 'internal update names an unknown head; skipped (was the graph changed?)');
     return;
   }
-  const state = await retryBatch(ctx.logger, 'internal-updates', () => readHead(ctx, head, updates));
-  const emissions: Promise<void>[] = [];
-  for (let from = 0; from < updates.length; from += RENDER_CHUNK) {
-    // Rendering is CPU work: let the input pipelines run in between (a long stall would make
-    // their input arrive in a lump whose windows all close together: the next long stall).
-    if (from > 0) await nextTurn();
-    const emission = emit(ctx, head, planChunk(ctx, head, state, updates.slice(from, from + RENDER_CHUNK)));
-    // Awaited below with the others; handled now so that a failure is not reported as unhandled
-    // while later chunks render.
-    emission.catch(() => {});
-    emissions.push(emission);
-  }
-  await Promise.all(emissions);
-}
-
-async function emit(ctx: RuntimeContext, head: string, plan: HeadPlan): Promise<void> {
+  const plan = await retryBatch(ctx.logger, 'internal-updates', () => planHead(ctx, head, updates));
   if (plan.remembered.length > 0) {
     await retryBatch(ctx.logger, 'internal-updates', () => ctx.store.writeEmitted(head, plan.remembered));
   }
@@ -100,19 +80,11 @@ interface HeadPlan {
   readonly forgotten: EmittedWrite[];
 }
 
-/** What the store says of a batch's head keys: records, last emissions, and their links. */
-interface HeadState {
-  readonly records: ReadonlyMap<string, StoredRecord>;
-  readonly emitted: ReadonlyMap<string, string>;
-  /** Null in key-only mode: its output carries no aggregate. */
-  readonly linked: LinkedAggregates | null;
-}
-
-async function readHead(
+async function planHead(
   ctx: RuntimeContext,
   head: string,
   updates: readonly InternalUpdate[],
-): Promise<HeadState> {
+): Promise<HeadPlan> {
   const cks = updates.map((u) => u.ck);
   const [records, emitted] = await Promise.all([ctx.store.get(head, cks), ctx.store.getEmitted(head, cks)]);
   // key-only output carries no aggregate: only the head record's existence matters.
@@ -120,18 +92,12 @@ async function readHead(
     ctx.mode === 'key-only'
       ? null
       : await linkAggregates(ctx.store, ctx.topology, head, [...records.values()]);
-  return { records, emitted, linked };
-}
 
-function planChunk(
-  ctx: RuntimeContext,
-  head: string,
-  state: HeadState,
-  updates: readonly InternalUpdate[],
-): HeadPlan {
-  const { records, emitted, linked } = state;
   const plan: HeadPlan = { records: [], remembered: [], forgotten: [] };
-  for (const update of updates) {
+  for (const [i, update] of updates.entries()) {
+    // Rendering is CPU work: let the input pipelines run in between (a long stall would make
+    // their input arrive in a lump whose windows all close together: the next long stall).
+    if (i > 0 && i % RENDER_CHUNK === 0) await nextTurn();
     const record = records.get(update.ck);
     const output = planOutput(ctx.mode, ctx.outputTopic, {
       head,
