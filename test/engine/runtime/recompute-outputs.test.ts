@@ -2,12 +2,7 @@ import * as assert from 'uvu/assert';
 import { WORKLOADS } from '../../../bench/workloads/index.ts';
 import { MemoryBroker } from '../../../engine/broker/memory/index.ts';
 import type { ConsumedMessage } from '../../../engine/broker/types.ts';
-import {
-  decodeInternalUpdate,
-  type InternalUpdate,
-  internalUpdateId,
-  mergeInternalUpdates,
-} from '../../../engine/internal-updates/message.ts';
+import { decodeInternalUpdate, type InternalUpdate } from '../../../engine/internal-updates/message.ts';
 import { HEAD_HEADER, type OutputMode } from '../../../engine/output/messages.ts';
 import type { JsonObject } from '../../../engine/record/json.ts';
 import { canonicalJson, decodeKeyOnly } from '../../../engine/record/key.ts';
@@ -15,6 +10,7 @@ import { compileConfig } from '../../../engine/runtime/compile.ts';
 import { processInputBatch } from '../../../engine/runtime/process-input.ts';
 import { recomputeHeads } from '../../../engine/runtime/recompute.ts';
 import { MemoryStore } from '../../../engine/store/index.ts';
+import { compressed } from '../../support/compress.ts';
 import { configFor, DIAMOND, type GraphSpec, SINGLE_VIEW } from '../../support/configs.ts';
 import { crashableInstance } from '../../support/crashable.ts';
 import { expectedAggregates, type InputEvent } from '../../support/oracle.ts';
@@ -61,15 +57,6 @@ const mixOf = (spec: GraphSpec): EventMix => ({
     refunds: { orderId: (draw) => draw.id(6), paymentId: (draw) => draw.id(6) },
   },
 });
-
-function compressed(updates: readonly InternalUpdate[]): InternalUpdate[] {
-  const byId = new Map<string, InternalUpdate>();
-  for (const u of updates) {
-    const older = byId.get(internalUpdateId(u));
-    byId.set(internalUpdateId(u), older ? mergeInternalUpdates(older, u) : u);
-  }
-  return [...byId.values()];
-}
 
 /** What the test knows of one head key's output so far. */
 interface Emitted {
