@@ -2,7 +2,7 @@ import * as assert from 'uvu/assert';
 import { WORKLOADS } from '../../../bench/workloads/index.ts';
 import { MemoryBroker } from '../../../engine/broker/memory/index.ts';
 import type { ConsumedMessage } from '../../../engine/broker/types.ts';
-import { decodeInternalUpdate, type InternalUpdate } from '../../../engine/internal-updates/message.ts';
+import { decodeInternalUpdates } from '../../../engine/internal-updates/message.ts';
 import { HEAD_HEADER, type OutputMode } from '../../../engine/output/messages.ts';
 import type { JsonObject } from '../../../engine/record/json.ts';
 import { canonicalJson, decodeKeyOnly } from '../../../engine/record/key.ts';
@@ -96,7 +96,11 @@ async function checkEveryOutput(
 
   const recompute = async (fed: number) => {
     const internal = broker.messages('internal').flat();
-    const updates = internal.slice(consumed).map((m) => decodeInternalUpdate(m.value) as InternalUpdate);
+    const updates = internal.slice(consumed).flatMap((m) => {
+      const decoded = decodeInternalUpdates(m.value);
+      if (!decoded) throw new Error('the engine wrote an internal update it cannot decode');
+      return decoded;
+    });
     consumed = internal.length;
     if (updates.length === 0) return;
     const start = broker.messages('output').flat().length;
