@@ -1,18 +1,14 @@
 import * as assert from 'uvu/assert';
 import { MemoryBroker } from '../../../engine/broker/memory/index.ts';
 import type { ConsumedMessage } from '../../../engine/broker/types.ts';
-import {
-  decodeInternalUpdates,
-  type InternalUpdate,
-  internalUpdateId,
-  mergeInternalUpdates,
-} from '../../../engine/internal-updates/message.ts';
+import { decodeInternalUpdates, type InternalUpdate } from '../../../engine/internal-updates/message.ts';
 import type { OutputMode } from '../../../engine/output/messages.ts';
 import { canonicalJson } from '../../../engine/record/key.ts';
 import { compileConfig } from '../../../engine/runtime/compile.ts';
 import { processInputBatch } from '../../../engine/runtime/process-input.ts';
 import { recomputeHeads } from '../../../engine/runtime/recompute.ts';
 import { MemoryStore } from '../../../engine/store/index.ts';
+import { compressed } from '../../support/compress.ts';
 import { configFor, DIAMOND } from '../../support/configs.ts';
 import { crashableInstance } from '../../support/crashable.ts';
 import { suite } from '../../support/suite.ts';
@@ -52,15 +48,6 @@ function world(mode: OutputMode) {
 }
 
 /** One compression window over re-delivered updates, as the internal-updates pipeline merges them. */
-function compressed(updates: readonly InternalUpdate[]): InternalUpdate[] {
-  const byId = new Map<string, InternalUpdate>();
-  for (const u of updates) {
-    const older = byId.get(internalUpdateId(u));
-    byId.set(internalUpdateId(u), older ? mergeInternalUpdates(older, u) : u);
-  }
-  return [...byId.values()];
-}
-
 function assertEndsDeleted(output: readonly ConsumedMessage[], context: string) {
   const [deleted, tombstone] = output.slice(-2);
   assert.ok(deleted?.value, `${context}: a d precedes the tombstone (output: ${describe(output)})`);

@@ -1,17 +1,13 @@
 import * as assert from 'uvu/assert';
 import { MemoryBroker } from '../../../engine/broker/memory/index.ts';
 import type { ConsumedMessage } from '../../../engine/broker/types.ts';
-import {
-  decodeInternalUpdates,
-  type InternalUpdate,
-  internalUpdateId,
-  mergeInternalUpdates,
-} from '../../../engine/internal-updates/message.ts';
+import { decodeInternalUpdates, type InternalUpdate } from '../../../engine/internal-updates/message.ts';
 import { canonicalJson } from '../../../engine/record/key.ts';
 import { compileConfig } from '../../../engine/runtime/compile.ts';
 import { processInputBatch } from '../../../engine/runtime/process-input.ts';
 import { recomputeHeads } from '../../../engine/runtime/recompute.ts';
 import { MemoryStore } from '../../../engine/store/index.ts';
+import { compressed } from '../../support/compress.ts';
 import { configFor, DIAMOND } from '../../support/configs.ts';
 import { crashableInstance } from '../../support/crashable.ts';
 import { expectedAggregates } from '../../support/oracle.ts';
@@ -30,15 +26,6 @@ const SEEDS = Number(process.env.INTERLEAVING_SEEDS ?? 1000);
 const FIRST_SEED = Number(process.env.INTERLEAVING_SEED ?? 1);
 
 const MIX = diamondMix({ customers: 3, children: 5, customerDeleteRate: 0.3, childDeleteRate: 0.15 });
-
-function compressed(updates: readonly InternalUpdate[]): InternalUpdate[] {
-  const byId = new Map<string, InternalUpdate>();
-  for (const u of updates) {
-    const older = byId.get(internalUpdateId(u));
-    byId.set(internalUpdateId(u), older ? mergeInternalUpdates(older, u) : u);
-  }
-  return [...byId.values()];
-}
 
 async function runSeed(seed: number, mode: 'read-delete' | 'operation-forwarding') {
   const rnd = seeded(seed);
