@@ -26,9 +26,8 @@ import { Registry } from 'prom-client';
 import { Pool } from 'undici';
 import { createAuthApp } from '../services/auth/app.ts';
 import { parseAuthConfig } from '../services/auth/config.ts';
-import { createAuthLogger } from '../services/auth/logger.ts';
 import { createRedis } from '../services/auth/redis.ts';
-import { serve } from '../services/kit/index.ts';
+import { createServiceLogger, serve } from '../services/kit/index.ts';
 import { startFakeAuth0 } from '../test/support/fake-auth0.ts';
 import { startRedis } from '../test/support/redis.ts';
 
@@ -69,7 +68,7 @@ async function serveBoth(redisPort: number, logLevel: string): Promise<Ports> {
     settings: { sessionSeconds: 3600, sessionScope: 'website', originalProtocolHeader: 'x-forwarded-proto' },
     logoutWithClientId: false,
     // At info (the default), a log line per request as in production, to /dev/null.
-    logger: createAuthLogger(logLevel, '/dev/null'),
+    logger: createServiceLogger({ service: 'auth', level: logLevel }),
     registry: new Registry(),
     packageInfo: { name: 'auth', version: 'bench' },
   });
@@ -193,9 +192,8 @@ if (process.argv[2] === '--child') {
   const child = fork(
     fileURLToPath(import.meta.url),
     ['--child', String(redisServer.port), values['log-level']],
-    {
-      execArgv: nodeArgs,
-    },
+    // The child's stdout (the service's log lines) is /dev/null.
+    { execArgv: nodeArgs, stdio: ['inherit', 'ignore', 'inherit', 'ipc'] },
   );
   try {
     const ports = await new Promise<Ports>((resolve, reject) => {

@@ -23,6 +23,6 @@ export function selectClient(config: AuthConfig): MiddlewareHandler {
       );
     }
     c.set('authClient', client);
-    await next();
+    return next();
   };
 }

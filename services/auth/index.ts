@@ -1,12 +1,11 @@
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Registry } from 'prom-client';
-import { EnvError, readPackageInfo, serve, stopOnSignal } from '../kit/index.ts';
+import { createServiceLogger, EnvError, readPackageInfo, serve, stopOnSignal } from '../kit/index.ts';
 import type { ServiceEntry } from '../registry.ts';
 import { createAuthApp } from './app.ts';
 import { authConfigJsonSchema, ConfigError, loadAuthConfig } from './config.ts';
 import { parseAuthEnv } from './env.ts';
-import { createAuthLogger } from './logger.ts';
 import { createRedis } from './redis.ts';
 
 export { type AuthAppOptions, createAuthApp } from './app.ts';
@@ -36,7 +35,7 @@ async function run(
     }
     throw error;
   }
-  const logger = createAuthLogger(env.LOG_LEVEL);
+  const logger = createServiceLogger({ service: 'auth', level: env.LOG_LEVEL });
   const redis = createRedis(env);
   let redisDown = false;
   // ioredis reports every failed reconnection: log the change of state, not each attempt.

@@ -1,8 +1,8 @@
 import type { ErrorHandler, NotFoundHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import type { Logger } from 'pino';
 import { errorBody, HttpError } from './http-error.ts';
+import { requestLog } from './request-logger.ts';
 
 /**
  * `app.onError(errorHandler)`: answers every error as `{statusCode, error, message}`.
@@ -18,8 +18,7 @@ export const errorHandler: ErrorHandler = (err, c) => {
     const status = err.status as ContentfulStatusCode;
     return c.json(errorBody(status, err.message || errorBody(status, '').error), status);
   }
-  const logger: Logger | undefined = c.get('logger');
-  logger?.error({ err }, 'request failed');
+  requestLog(c)?.error({ err }, 'request failed');
   return c.json(errorBody(500, err.message || 'internal error'), 500);
 };
 

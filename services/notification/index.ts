@@ -1,5 +1,5 @@
-import pino, { type Logger } from 'pino';
-import { EnvError, type RunningServer, stopOnSignal } from '../kit/index.ts';
+import type { Logger } from 'pino';
+import { createServiceLogger, EnvError, type RunningServer, stopOnSignal } from '../kit/index.ts';
 import type { ServiceEntry } from '../registry.ts';
 import { readConfig, serviceConfigurationJsonSchema } from './config.ts';
 import { startNotificationService } from './start.ts';
@@ -13,7 +13,7 @@ export const service: ServiceEntry = {
     let logger: Logger;
     try {
       const config = readConfig(env);
-      logger = pino({ level: config.LOG_LEVEL, base: { service: 'notification' } });
+      logger = createServiceLogger({ service: 'notification', level: config.LOG_LEVEL });
       server = await startNotificationService(config, { logger, handleSignals: false });
     } catch (error) {
       // A bad variable, configuration file or custom handler module.

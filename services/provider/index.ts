@@ -1,5 +1,4 @@
-import pino from 'pino';
-import { EnvError, stopOnSignal } from '../kit/index.ts';
+import { createServiceLogger, EnvError, stopOnSignal } from '../kit/index.ts';
 import type { ServiceEntry } from '../registry.ts';
 import { readConfig } from './config.ts';
 import { rotateStoredKeys, startProviderService } from './start.ts';
@@ -18,7 +17,7 @@ export const service: ServiceEntry = {
       io.err(`streamfold service provider: ${error.message}`);
       return 1;
     }
-    const logger = pino({ level: config.LOG_LEVEL, base: { service: 'provider' } });
+    const logger = createServiceLogger({ service: 'provider', level: config.LOG_LEVEL });
     if (flags?.has('rotate-keys')) {
       try {
         const { resealed, unchanged } = await rotateStoredKeys(config, logger);

@@ -1,13 +1,14 @@
 import { dirname, resolve } from 'node:path';
 import type { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import pino, { type Logger } from 'pino';
+import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 import { createKafkaBroker } from '../../engine/broker/kafka/index.ts';
 import { type LazyProducer, lazyProducer } from '../../engine/broker/lazy-producer.ts';
 import type { BrokerProducer, ClientProperties } from '../../engine/broker/types.ts';
 import {
   createServiceApp,
+  createServiceLogger,
   HttpError,
   healthRoutes,
   type PackageInfo,
@@ -32,7 +33,7 @@ interface Rest2BrokerCommonOptions {
   readonly healthRoutes?: Hono;
   /** Name and version in health answers; default: the nearest package.json of the main script. */
   readonly service?: PackageInfo;
-  /** Default: pino at `LOG_LEVEL` (info). */
+  /** Default: the kit's service logger at `LOG_LEVEL` (info), on stdout. */
   readonly logger?: Logger;
   /** Prometheus registry served at `/-/metrics`; default: a new one. */
   readonly registry?: Registry;
@@ -63,7 +64,8 @@ const DEFAULT_BODY_LIMIT = 1024 * 1024;
 const DEFAULT_PRODUCE_TIMEOUT_MS = 10_000;
 
 export function createRest2Broker(options: Rest2BrokerOptions): Rest2Broker {
-  const logger = options.logger ?? pino({ level: process.env.LOG_LEVEL ?? 'info' });
+  const logger =
+    options.logger ?? createServiceLogger({ service: 'rest2broker', level: process.env.LOG_LEVEL ?? 'info' });
   const service = options.service ?? readPackageInfo(mainScriptDir());
   const produceTimeoutMs = options.produceTimeoutMs ?? DEFAULT_PRODUCE_TIMEOUT_MS;
   const producerHandle = options.producer

@@ -2,9 +2,9 @@
 import { fileURLToPath } from 'node:url';
 import type { Hono } from 'hono';
 import { MongoClient } from 'mongodb';
-import pino, { type Logger } from 'pino';
+import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
-import { type RunningServer, readPackageInfo, serve } from '../kit/index.ts';
+import { createServiceLogger, type RunningServer, readPackageInfo, serve } from '../kit/index.ts';
 import { createSidecarApp } from './app.ts';
 import { BindingsCrud } from './bindings-crud.ts';
 import type { SidecarConfig } from './config.ts';
@@ -39,7 +39,7 @@ export interface Sidecar extends RunningServer {
 }
 
 export async function startSidecar(config: SidecarConfig, options: StartOptions = {}): Promise<Sidecar> {
-  const logger = options.logger ?? pino({ level: config.LOG_LEVEL });
+  const logger = options.logger ?? createServiceLogger({ service: 'sidecar', level: config.LOG_LEVEL });
   const fileRoutes: PermissionRoute[] = [];
   if (config.API_PERMISSIONS_FILE_PATH)
     fileRoutes.push(...(await loadPermissionsFile(config.API_PERMISSIONS_FILE_PATH)));

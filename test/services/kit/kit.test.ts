@@ -20,6 +20,7 @@ import {
   notFoundHandler,
   parseEnv,
   readPackageInfo,
+  requestLog,
   requestLogger,
   serve,
 } from '../../../services/kit/index.ts';
@@ -149,7 +150,7 @@ test('requestLogger: echoes a plain x-request-id, replaces a forged one, logs on
   const app = new Hono();
   app.use(requestLogger(logger));
   app.get('/hello', (c) => {
-    c.get('logger').info('inside');
+    requestLog(c)?.info('inside');
     return c.text(c.get('requestId'));
   });
   const given = await app.request('/hello', { headers: { 'x-request-id': 'abc-123' } });
@@ -184,6 +185,58 @@ test('requestLogger: the x-request-id header is on every answer, a Response made
   const fails = await app.request('/fails', { headers: { 'x-request-id': 'r-2' } });
   assert.equal(fails.status, 409);
   assert.equal(fails.headers.get('x-request-id'), 'r-2');
+});
+
+test('requestLogger over HTTP: the id on every answer (plain, by hand, error, 404, stream), one line each with the route pattern', async () => {
+  const { logger, lines } = capturedLogger();
+  const app = createServiceApp({
+    logger,
+    registry: new Registry(),
+    health: healthRoutes({ name: 'svc', version: '1.0.0' }),
+  });
+  app.get('/items/:id', (c) => c.json({ id: c.req.param('id') }));
+  app.get('/by-hand', () => new Response('raw', { headers: { 'x-extra': '1' } }));
+  app.get('/own-id', () => new Response('mine', { headers: { 'x-request-id': 'set-by-handler' } }));
+  app.get('/stream', () => new Response(new Blob(['a', 'b']).stream()));
+  app.get('/fails', () => {
+    throw new HttpError(409, 'taken');
+  });
+  const server = await serve(app, { hostname: '127.0.0.1', port: 0, handleSignals: false });
+  try {
+    const get = (path: string, requestId?: string) =>
+      fetch(`http://127.0.0.1:${server.port}${path}`, {
+        headers: requestId === undefined ? {} : { 'x-request-id': requestId },
+      });
+    const cases: Array<[string, number, string]> = [
+      ['/items/7', 200, '{"id":"7"}'],
+      ['/by-hand', 200, 'raw'],
+      ['/stream', 200, 'ab'],
+      ['/fails', 409, '{"statusCode":409,"error":"Conflict","message":"taken"}'],
+      ['/nowhere', 404, '{"statusCode":404,"error":"Not Found","message":"no route for GET /nowhere"}'],
+    ];
+    for (const [index, [path, status, body]] of cases.entries()) {
+      const response = await get(path, `id-${index}`);
+      assert.equal(response.status, status, path);
+      assert.equal(response.headers.get('x-request-id'), `id-${index}`, path);
+      assert.equal(await response.text(), body, path);
+    }
+    const generated = await get('/items/8');
+    assert.match(generated.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
+    assert.equal((await get('/by-hand')).headers.get('x-extra'), '1');
+    // The handler's own header wins over the echo, as any header a handler sets.
+    assert.equal((await get('/own-id', 'from-caller')).headers.get('x-request-id'), 'set-by-handler');
+    // The lines are written when the logger's batch is; this logger writes at once.
+    const first = lines.find((l) => l.reqId === 'id-0')!;
+    assert.deepEqual(
+      { method: first.method, route: first.route, path: first.path, status: first.status },
+      { method: 'GET', route: '/items/:id', path: '/items/7', status: 200 },
+    );
+    assert.equal(typeof first.ms, 'number');
+    assert.equal(lines.find((l) => l.reqId === 'id-3')?.status, 409);
+    assert.equal(lines.filter((l) => l.msg === 'request answered').length, cases.length + 3);
+  } finally {
+    await server.close();
+  }
 });
 
 test('metrics: counts by method, route pattern and status; /-/metrics serves Prometheus text', async () => {
