@@ -4,7 +4,6 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { createServiceApp, errorBody, HttpError, healthRoutes, type PackageInfo } from '../kit/index.ts';
 import { Auth0Api } from './auth0-api.ts';
-import { selectClient } from './client-type.ts';
 import type { AuthConfig } from './config.ts';
 import type { SessionSettings } from './login-routes.ts';
 import { loginRoutes } from './login-routes.ts';
@@ -59,9 +58,8 @@ export function createAuthApp(options: AuthAppOptions): Hono {
   });
   // Only where a body can come: asked on a GET, it would build a full Fetch Request per request.
   app.on(['POST', 'PUT', 'PATCH', 'DELETE'], '*', limitBody);
-  const clientRoutes = ['/authorize', '/oauth/token', '/userinfo', '/users/me', '/refreshtoken', '/logout'];
-  for (const path of clientRoutes) app.use(path, selectClient(config));
-  app.route('/', loginRoutes({ store, auth0, settings }));
+  // The client routes choose their client by the client-type header (client-type.ts).
+  app.route('/', loginRoutes({ config, store, auth0, settings }));
   app.route('/', sessionRoutes({ config, store, auth0, settings, logoutWithClientId }));
   // The management routes act as the management client, whatever the client-type header says.
   app.route(

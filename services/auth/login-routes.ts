@@ -3,7 +3,8 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import { HttpError } from '../kit/index.ts';
 import type { Auth0Api, TokenGrant } from './auth0-api.ts';
-import type { AuthClient } from './config.ts';
+import { selectClient } from './client-type.ts';
+import type { AuthClient, AuthConfig } from './config.ts';
 import { setSessionCookie } from './cookies.ts';
 import { allowedRedirect } from './redirects.ts';
 import type { SessionStore } from './store.ts';
@@ -17,6 +18,7 @@ export interface SessionSettings {
 }
 
 export interface LoginDeps {
+  readonly config: AuthConfig;
   readonly store: SessionStore;
   readonly auth0: Auth0Api;
   readonly settings: SessionSettings;
@@ -58,9 +60,10 @@ function auth0Scope(client: AuthClient, sessionScope: string): string {
 }
 
 /** `GET /authorize` and `POST /oauth/token`. */
-export function loginRoutes({ store, auth0, settings }: LoginDeps): Hono {
+export function loginRoutes({ config, store, auth0, settings }: LoginDeps): Hono {
+  const client = selectClient(config);
   return new Hono()
-    .get('/authorize', async (c) => {
+    .get('/authorize', client, async (c) => {
       const client = c.get('authClient');
       const query = validate(authorizeQuery, c.req.query(), 'query');
       if (client.authorizeStateRequired && query.state === undefined) {
@@ -91,7 +94,7 @@ export function loginRoutes({ store, auth0, settings }: LoginDeps): Hono {
       }
       return c.redirect(target.href, 302);
     })
-    .post('/oauth/token', async (c) => {
+    .post('/oauth/token', client, async (c) => {
       const client = c.get('authClient');
       const redirectUri = c.req.query('redirectUri');
       // Checked first, so a refused redirect does not spend the state.

@@ -3,6 +3,7 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import { HttpError } from '../kit/index.ts';
 import type { Auth0Api } from './auth0-api.ts';
+import { selectClient } from './client-type.ts';
 import type { AuthClient, AuthConfig } from './config.ts';
 import { clearSessionCookie, readSessionId } from './cookies.ts';
 import type { SessionSettings } from './login-routes.ts';
@@ -93,10 +94,11 @@ export function sessionRoutes({ config, store, auth0, settings, logoutWithClient
     throw new HttpError(401, 'missing sid cookie or Authorization header');
   };
 
+  const client = selectClient(config);
   return new Hono()
-    .get('/userinfo', userinfo)
-    .get('/users/me', userinfo)
-    .post('/refreshtoken', async (c) => {
+    .get('/userinfo', client, userinfo)
+    .get('/users/me', client, userinfo)
+    .post('/refreshtoken', client, async (c) => {
       const body = validate(refreshBody, await readBody(c), 'body');
       const who = caller(c);
       if (who.kind === 'cookie') {
@@ -128,7 +130,7 @@ export function sessionRoutes({ config, store, auth0, settings, logoutWithClient
       };
       return c.json(tokens);
     })
-    .get('/logout', async (c) => {
+    .get('/logout', client, async (c) => {
       const client = c.get('authClient');
       const { redirect } = validate(logoutQuery, c.req.query(), 'query');
       const returnTo = redirect === undefined ? undefined : allowedRedirect(client, redirect, 'redirect');

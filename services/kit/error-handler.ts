@@ -2,7 +2,7 @@ import type { ErrorHandler, NotFoundHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { errorBody, HttpError } from './http-error.ts';
-import { requestLog } from './request-logger.ts';
+import { requestLog } from './observe-requests.ts';
 
 /**
  * `app.onError(errorHandler)`: answers every error as `{statusCode, error, message}`.

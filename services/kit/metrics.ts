@@ -1,16 +1,19 @@
-import { Hono, type MiddlewareHandler } from 'hono';
-import { routePath } from 'hono/route';
+import { Hono } from 'hono';
 import { Counter, Histogram, type Registry } from 'prom-client';
 
 const LABELS = ['method', 'route', 'status'] as const;
+type Label = (typeof LABELS)[number];
+
+/** Records one answered request: method, route pattern, status, seconds until the answer. */
+export type HttpMetricsRecorder = (method: string, route: string, status: number, seconds: number) => void;
 
 /**
- * Counts requests and times them by method, route pattern (`/orders/:id`, never the raw path,
- * so label cardinality stays bounded) and status. Safe to install twice on one registry.
+ * `http_requests_total` and `http_request_duration_seconds` on `registry` (made once: a second
+ * call on the same registry shares them), and the function that records a request in both.
  */
-export function httpMetrics(registry: Registry): MiddlewareHandler {
+export function httpMetricsRecorder(registry: Registry): HttpMetricsRecorder {
   const requests =
-    (registry.getSingleMetric('http_requests_total') as Counter<(typeof LABELS)[number]> | undefined) ??
+    (registry.getSingleMetric('http_requests_total') as Counter<Label> | undefined) ??
     new Counter({
       name: 'http_requests_total',
       help: 'HTTP requests answered',
@@ -18,9 +21,7 @@ export function httpMetrics(registry: Registry): MiddlewareHandler {
       registers: [registry],
     });
   const duration =
-    (registry.getSingleMetric('http_request_duration_seconds') as
-      | Histogram<(typeof LABELS)[number]>
-      | undefined) ??
+    (registry.getSingleMetric('http_request_duration_seconds') as Histogram<Label> | undefined) ??
     new Histogram({
       name: 'http_request_duration_seconds',
       help: 'HTTP request duration until the answer is ready',
@@ -28,12 +29,10 @@ export function httpMetrics(registry: Registry): MiddlewareHandler {
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers: [registry],
     });
-  return async (c, next) => {
-    const started = performance.now();
-    await next();
-    const labels = { method: c.req.method, route: routePath(c, -1), status: String(c.res.status) };
+  return (method, route, status, seconds) => {
+    const labels = { method, route, status: String(status) };
     requests.inc(labels);
-    duration.observe(labels, (performance.now() - started) / 1000);
+    duration.observe(labels, seconds);
   };
 }
 

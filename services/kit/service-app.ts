@@ -3,8 +3,8 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { errorHandler, notFoundHandler } from './error-handler.ts';
 import { methodNotAllowed } from './method-not-allowed.ts';
-import { httpMetrics, metricsRoute } from './metrics.ts';
-import { requestLogger } from './request-logger.ts';
+import { metricsRoute } from './metrics.ts';
+import { observeRequests } from './observe-requests.ts';
 import { wrapThrownValues } from './thrown-values.ts';
 
 export interface ServiceAppOptions {
@@ -24,9 +24,8 @@ export interface ServiceAppOptions {
  */
 export function createServiceApp({ logger, registry, health, ignoreTrailingSlash }: ServiceAppOptions): Hono {
   const app = new Hono({ strict: !ignoreTrailingSlash });
-  app.use(requestLogger(logger));
-  app.use(httpMetrics(registry));
-  // After the logger and the metrics, so they see the 500 a thrown non-Error becomes.
+  app.use(observeRequests({ logger, registry }));
+  // After the observer, so its log line and metrics see the 500 a thrown non-Error becomes.
   app.use(wrapThrownValues);
   app.route('/', health);
   app.route('/', metricsRoute(registry));

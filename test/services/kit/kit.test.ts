@@ -15,13 +15,12 @@ import {
   errorHandler,
   HttpError,
   healthRoutes,
-  httpMetrics,
   metricsRoute,
   notFoundHandler,
+  observeRequests,
   parseEnv,
   readPackageInfo,
   requestLog,
-  requestLogger,
   serve,
 } from '../../../services/kit/index.ts';
 import { test } from '../../support/suite.ts';
@@ -145,10 +144,10 @@ test('healthRoutes: healthz always 200; ready 503 with status KO when the probe 
   assert.equal((await app.request('/-/healthz')).status, 200);
 });
 
-test('requestLogger: echoes a plain x-request-id, replaces a forged one, logs one line per request with it', async () => {
+test('observeRequests: echoes a plain x-request-id, replaces a forged one, logs one line per request with it', async () => {
   const { logger, lines } = capturedLogger();
   const app = new Hono();
-  app.use(requestLogger(logger));
+  app.use(observeRequests({ logger }));
   app.get('/hello', (c) => {
     requestLog(c)?.info('inside');
     return c.text(c.get('requestId'));
@@ -169,10 +168,10 @@ test('requestLogger: echoes a plain x-request-id, replaces a forged one, logs on
   assert.ok(lines.some((l) => l.reqId === generated));
 });
 
-test('requestLogger: the x-request-id header is on every answer, a Response made by hand or an error too', async () => {
+test('observeRequests: the x-request-id header is on every answer, a Response made by hand or an error too', async () => {
   const { logger } = capturedLogger();
   const app = new Hono();
-  app.use(requestLogger(logger));
+  app.use(observeRequests({ logger }));
   app.get('/by-hand', () => new Response('raw', { headers: { 'x-extra': '1' } }));
   app.get('/fails', () => {
     throw new HttpError(409, 'taken');
@@ -187,7 +186,7 @@ test('requestLogger: the x-request-id header is on every answer, a Response made
   assert.equal(fails.headers.get('x-request-id'), 'r-2');
 });
 
-test('requestLogger over HTTP: the id on every answer (plain, by hand, error, 404, stream), one line each with the route pattern', async () => {
+test('observeRequests over HTTP: the id on every answer (plain, by hand, error, 404, stream), one line each with the route pattern', async () => {
   const { logger, lines } = capturedLogger();
   const app = createServiceApp({
     logger,
@@ -242,8 +241,9 @@ test('requestLogger over HTTP: the id on every answer (plain, by hand, error, 40
 test('metrics: counts by method, route pattern and status; /-/metrics serves Prometheus text', async () => {
   const registry = new Registry();
   const app = new Hono();
-  app.use(httpMetrics(registry));
-  app.use(httpMetrics(registry)); // a second install on the same registry must not throw
+  const logger = pino({ level: 'silent' });
+  app.use(observeRequests({ logger, registry }));
+  app.use(observeRequests({ logger, registry })); // a second install on the same registry must not throw
   app.route('/', metricsRoute(registry));
   app.get('/items/:id', (c) => c.text(c.req.param('id')));
   await app.request('/items/1');

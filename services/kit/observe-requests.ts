@@ -3,12 +3,14 @@ import type { ServerResponse } from 'node:http';
 import type { Context, MiddlewareHandler } from 'hono';
 import { routePath } from 'hono/route';
 import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import { httpMetricsRecorder } from './metrics.ts';
 
 declare module 'hono' {
   interface ContextVariableMap {
-    /** Set by {@link requestLogger}: the request id, also echoed in the `x-request-id` header. */
+    /** Set by {@link observeRequests}: the request id, also echoed in the `x-request-id` header. */
     requestId: string;
-    /** Set by {@link requestLogger}; read it with {@link requestLog}. */
+    /** Set by {@link observeRequests}; read it with {@link requestLog}. */
     requestLog: () => Logger;
   }
 }
@@ -18,18 +20,33 @@ export const REQUEST_ID_HEADER = 'x-request-id';
 // A caller-supplied id ends up in logs: accept only a short token so it cannot forge log lines.
 const ACCEPTED_REQUEST_ID = /^[\w.:-]{1,128}$/;
 
+export interface ObserveRequestsOptions {
+  readonly logger: Logger;
+  /** Where `http_requests_total` and `http_request_duration_seconds` go; none: no metrics. */
+  readonly registry?: Registry;
+}
+
 /**
- * Gives each request an id (the caller's `x-request-id` when it is a plain token, else a new
- * UUID), echoes it in the response, and logs one line per request when the answer is ready:
- * `reqId`, method, route (the pattern), path, status and ms.
+ * What a service records of every request, in one middleware (one layer per request is cheaper
+ * than three, measured in the note of issue 17):
+ * - an id: the caller's `x-request-id` when it is a plain token, else a new UUID, echoed in the
+ *   response;
+ * - one log line when the answer is ready: `reqId`, method, route (the pattern), path, status, ms;
+ * - the request counted and timed by method, route pattern (never the raw path, so label
+ *   cardinality stays bounded) and status.
+ *
+ * @example
+ * app.use(observeRequests({ logger, registry }));
+ * app.get('/orders/:id', (c) => { requestLog(c)?.info('looking up'); return c.json({}); });
  */
-export function requestLogger(logger: Logger): MiddlewareHandler {
+export function observeRequests({ logger, registry }: ObserveRequestsOptions): MiddlewareHandler {
+  const recordMetrics = registry && httpMetricsRecorder(registry);
   return async (c, next) => {
     const offered = c.req.header(REQUEST_ID_HEADER);
     const requestId = offered && ACCEPTED_REQUEST_ID.test(offered) ? offered : randomUUID();
     c.set('requestId', requestId);
     let child: Logger | undefined;
-    // Most requests never log but this line: their child logger is never made.
+    // Most requests never log but their line: their child logger is never made.
     c.set('requestLog', () => {
       child ??= logger.child({ reqId: requestId });
       return child;
@@ -40,17 +57,14 @@ export function requestLogger(logger: Logger): MiddlewareHandler {
     if (!echoed) c.header(REQUEST_ID_HEADER, requestId);
     const started = performance.now();
     await next();
+    const ms = performance.now() - started;
     // A handler that returned a Response of its own did not take the prepared header.
     if (!echoed && !c.res.headers.has(REQUEST_ID_HEADER)) c.header(REQUEST_ID_HEADER, requestId);
+    const method = c.req.method;
+    const route = routePath(c, -1);
     const status = c.res.status;
-    const entry = {
-      reqId: requestId,
-      method: c.req.method,
-      route: routePath(c, -1),
-      path: c.req.path,
-      status,
-      ms: Math.round((performance.now() - started) * 10) / 10,
-    };
+    recordMetrics?.(method, route, status, ms / 1000);
+    const entry = { reqId: requestId, method, route, path: c.req.path, status, ms: Math.round(ms * 10) / 10 };
     if (status >= 500) logger.error(entry, 'request answered');
     else logger.info(entry, 'request answered');
   };
