@@ -2,7 +2,10 @@ import type { JsonObject } from '../record/json.ts';
 import { sortByCk } from './match.ts';
 import type { StoredRecord } from './types.ts';
 
-/** Several records under one key; `sorted` is rebuilt on the first lookup after a change. */
+/**
+ * Several records under one key; `sorted` is rebuilt on the first lookup after a record came or
+ * went (a new version of a record only takes its predecessor's place).
+ */
 class Bucket {
   readonly byCk = new Map<string, StoredRecord>();
   sorted: StoredRecord[] | undefined;
@@ -10,6 +13,20 @@ class Bucket {
   ordered(): readonly StoredRecord[] {
     this.sorted ??= sortByCk([...this.byCk.values()]);
     return this.sorted;
+  }
+
+  /** A new version of a record it holds: same ck, same place in the order, so no re-sort. */
+  replace(previous: StoredRecord, next: StoredRecord): void {
+    this.byCk.set(next.ck, next);
+    if (this.sorted === undefined) return;
+    const at = this.sorted.indexOf(previous);
+    if (at < 0) {
+      this.sorted = undefined;
+      return;
+    }
+    // A copy: an order handed out earlier stays as it was (a recompute may hold it).
+    this.sorted = this.sorted.slice();
+    this.sorted[at] = next;
   }
 }
 
@@ -29,24 +46,54 @@ export class HashIndex {
   }
 
   add(record: StoredRecord): void {
-    for (const key of this.#keysOf(record.value)) {
-      const entry = this.#entries.get(key);
-      if (entry === undefined || (!(entry instanceof Bucket) && entry.ck === record.ck)) {
-        this.#entries.set(key, record);
-      } else if (entry instanceof Bucket) {
-        entry.byCk.set(record.ck, record);
-        entry.sorted = undefined;
-      } else {
-        const bucket = new Bucket();
-        bucket.byCk.set(entry.ck, entry);
-        bucket.byCk.set(record.ck, record);
-        this.#entries.set(key, bucket);
-      }
-    }
+    this.#add(record, this.#keysOf(record.value));
   }
 
   remove(record: StoredRecord): void {
-    for (const key of this.#keysOf(record.value)) {
+    this.#remove(record, this.#keysOf(record.value));
+  }
+
+  /**
+   * Files `next` instead of `previous`, a version of the same record (same ck). When both versions
+   * file under the same keys (a change that keeps its links, the usual one) each key's order is
+   * unchanged, so nothing is re-sorted on the next lookup.
+   */
+  replace(previous: StoredRecord, next: StoredRecord): void {
+    const keys = this.#keysOf(next.value);
+    const previousKeys = this.#keysOf(previous.value);
+    if (!sameKeys(previousKeys, keys)) {
+      this.#remove(previous, previousKeys);
+      this.#add(next, keys);
+      return;
+    }
+    for (const key of keys) {
+      const entry = this.#entries.get(key);
+      if (entry instanceof Bucket) entry.replace(previous, next);
+      else this.#addUnder(key, next);
+    }
+  }
+
+  #add(record: StoredRecord, keys: readonly string[]): void {
+    for (const key of keys) this.#addUnder(key, record);
+  }
+
+  #addUnder(key: string, record: StoredRecord): void {
+    const entry = this.#entries.get(key);
+    if (entry === undefined || (!(entry instanceof Bucket) && entry.ck === record.ck)) {
+      this.#entries.set(key, record);
+    } else if (entry instanceof Bucket) {
+      entry.byCk.set(record.ck, record);
+      entry.sorted = undefined;
+    } else {
+      const bucket = new Bucket();
+      bucket.byCk.set(entry.ck, entry);
+      bucket.byCk.set(record.ck, record);
+      this.#entries.set(key, bucket);
+    }
+  }
+
+  #remove(record: StoredRecord, keys: readonly string[]): void {
+    for (const key of keys) {
       const entry = this.#entries.get(key);
       if (entry === undefined) continue;
       if (!(entry instanceof Bucket)) {
@@ -72,4 +119,10 @@ export class HashIndex {
     if (entry === undefined) return [];
     return entry instanceof Bucket ? entry.ordered() : [entry];
   }
+}
+
+function sameKeys(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
