@@ -1,10 +1,12 @@
 import type { JsonObject } from '../record/json.ts';
+import { compareCanonical } from '../record/key.ts';
 import { sortByCk } from './match.ts';
 import type { StoredRecord } from './types.ts';
 
 /**
- * Several records under one key; `sorted` is rebuilt on the first lookup after a record came or
- * went (a new version of a record only takes its predecessor's place).
+ * Several records under one key; `sorted` is rebuilt on the first lookup after a record went. A
+ * record that comes is put in its place in the order, a new version takes its predecessor's:
+ * an order handed out is never changed (a recompute may hold it), so each is a copy.
  */
 class Bucket {
   readonly byCk = new Map<string, StoredRecord>();
@@ -13,6 +15,21 @@ class Bucket {
   ordered(): readonly StoredRecord[] {
     this.sorted ??= sortByCk([...this.byCk.values()]);
     return this.sorted;
+  }
+
+  /** A record it does not hold yet. */
+  insert(record: StoredRecord): void {
+    this.byCk.set(record.ck, record);
+    if (this.sorted === undefined) return;
+    // Binary search for the first record ordered after it: O(log n) comparisons, not a re-sort.
+    let low = 0;
+    let high = this.sorted.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (compareCanonical((this.sorted[middle] as StoredRecord).ck, record.ck) < 0) low = middle + 1;
+      else high = middle;
+    }
+    this.sorted = this.sorted.toSpliced(low, 0, record);
   }
 
   /** A new version of a record it holds: same ck, same place in the order, so no re-sort. */
@@ -24,7 +41,6 @@ class Bucket {
       this.sorted = undefined;
       return;
     }
-    // A copy: an order handed out earlier stays as it was (a recompute may hold it).
     this.sorted = this.sorted.slice();
     this.sorted[at] = next;
   }
@@ -82,8 +98,8 @@ export class HashIndex {
     if (entry === undefined || (!(entry instanceof Bucket) && entry.ck === record.ck)) {
       this.#entries.set(key, record);
     } else if (entry instanceof Bucket) {
-      entry.byCk.set(record.ck, record);
-      entry.sorted = undefined;
+      if (entry.byCk.has(record.ck)) entry.replace(entry.byCk.get(record.ck) as StoredRecord, record);
+      else entry.insert(record);
     } else {
       const bucket = new Bucket();
       bucket.byCk.set(entry.ck, entry);

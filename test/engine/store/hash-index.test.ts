@@ -103,6 +103,21 @@ test('a new version under the same key takes its place, in an order handed out o
   assert.ok(index.lookup(['r']).length === 1 && index.lookup(['r'])[0] === alone2);
 });
 
+test('a record added after a lookup goes in its place by ck, in a new order', () => {
+  const index = byParent();
+  const child = (id: number | string) => record({ id }, { parent: 'p' });
+  for (const id of [1, 3, 5]) index.add(child(id));
+  const before = index.lookup(['p']);
+  for (const id of [4, 'é', 0, 10]) index.add(child(id));
+  assert.equal(cks(before), ['{"id":1}', '{"id":3}', '{"id":5}'], 'the earlier answer is intact');
+  assert.equal(
+    cks(index.lookup(['p'])),
+    ['{"id":"é"}', '{"id":0}', '{"id":10}', '{"id":1}', '{"id":3}', '{"id":4}', '{"id":5}'].sort(
+      compareCanonical,
+    ),
+  );
+});
+
 test('a key down to one record, then empty, then refilled', () => {
   const index = byParent();
   const a = record({ id: 1 }, { parent: 'p' });
