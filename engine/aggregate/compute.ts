@@ -93,13 +93,24 @@ export async function linkAggregates(
   return {
     tree(record) {
       const included = subgraph.multiParent ? includedFor(subgraph, links, head, record) : null;
-      return {
-        node: head,
-        record,
-        dependencies: (nodeId, member) => dependenciesOf(subgraph, links, included, nodeId, member),
-      };
+      return new LinkedTree(subgraph, links, included, head, record);
     },
   };
+}
+
+/** A tree over fetched links: a class, not a closure per head record (one of these per output). */
+class LinkedTree implements AggregateTree {
+  constructor(
+    private readonly subgraph: Subgraph,
+    private readonly links: ReadonlyMap<string, EdgeLinks>,
+    private readonly included: ReadonlyMap<string, ReadonlySet<string>> | null,
+    readonly node: string,
+    readonly record: StoredRecord,
+  ) {}
+
+  dependencies(nodeId: string, record: StoredRecord): ReadonlyArray<readonly [string, LinkedRecords]> {
+    return dependenciesOf(this.subgraph, this.links, this.included, nodeId, record);
+  }
 }
 
 function subgraphOf(topology: Topology, head: string): Subgraph {

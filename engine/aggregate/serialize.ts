@@ -28,10 +28,18 @@ const names = new Map<string, NodeName>();
  *   const texts = records.map((record) => aggregateJson(linked.tree(record)));
  */
 export function aggregateJson(tree: AggregateTree): string {
-  const pieces: string[] = [];
   write(tree, tree.node, tree.record, pieces, 0);
-  return pieces.join('');
+  const json = pieces.join('');
+  pieces.length = 0;
+  return json;
 }
+
+/**
+ * The pieces of the aggregate being written, one list for all: a new list per aggregate grew by
+ * copying, which made its backing stores several times the text in garbage. Rendering is
+ * synchronous, so one aggregate is written at a time; emptied after each, it holds no text.
+ */
+const pieces: string[] = [];
 
 /** A record's opening: first in its list, or after a sibling (the comma joined in: fewer pieces). */
 const OPEN = ['{"value":', ',{"value":'] as const;

@@ -19,7 +19,20 @@ export interface InternalUpdate {
 
 /** The canonical `[head, key]`: the compression key, and what picks the update's partition. */
 export function internalUpdateId(update: Pick<InternalUpdate, 'head' | 'ck'>): string {
-  return `[${JSON.stringify(update.head)},${update.ck}]`;
+  return `[${quoted(update.head)},${update.ck}]`;
+}
+
+/** The head last quoted and its JSON: updates come in long runs of one head. */
+let lastHead = '';
+let lastQuoted = '""';
+
+/** `JSON.stringify(head)`, which costs more than the rest of an id or an entry. */
+function quoted(head: string): string {
+  if (head !== lastHead) {
+    lastHead = head;
+    lastQuoted = JSON.stringify(head);
+  }
+  return lastQuoted;
 }
 
 /**
@@ -52,7 +65,7 @@ export function encodeInternalUpdates(
 
 /** `ck` is the key's canonical JSON, itself valid JSON: no second serialisation of the key. */
 function entryJson(u: InternalUpdate): string {
-  return `{"head":${JSON.stringify(u.head)},"key":${u.ck}${u.op ? `,"op":"${u.op}"` : ''}}`;
+  return `{"head":${quoted(u.head)},"key":${u.ck}${u.op ? `,"op":"${u.op}"` : ''}}`;
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { ProducerRecord } from '../broker/types.ts';
+import type { MessageHeaders, ProducerRecord } from '../broker/types.ts';
 import type { ChangeOp } from '../change-event/parse.ts';
 import { encodeKeyOnly } from '../record/key.ts';
 
@@ -39,30 +39,57 @@ const EMITTED = 'true';
  */
 export function planOutput(mode: OutputMode, topic: string, outcome: HeadOutcome): OutputPlan {
   const key = Buffer.from(mode === 'key-only' ? encodeKeyOnly(outcome.ck) : outcome.ck, 'utf8');
-  const headers = [{ [HEAD_HEADER]: outcome.head }];
-  const message = (op: ChangeOp, before: string | null, after: string | null): ProducerRecord => ({
-    topic,
-    key,
-    value: Buffer.from(`{"op":"${op}","before":${before ?? 'null'},"after":${after ?? 'null'}}`, 'utf8'),
-    headers,
-  });
-
+  const headers = headersOf(outcome.head);
   if (outcome.aggregate === null) {
     if (outcome.previous === undefined) return { records: [], remember: undefined };
     const before = mode === 'key-only' ? null : outcome.previous;
-    return { records: [message('d', before, null), { topic, key, value: null, headers }], remember: null };
+    return {
+      records: [message(topic, key, headers, 'd', before, null), { topic, key, value: null, headers }],
+      remember: null,
+    };
   }
   switch (mode) {
     case 'read-delete':
-      return { records: [message('r', null, outcome.aggregate)], remember: outcome.aggregate };
+      return {
+        records: [message(topic, key, headers, 'r', null, outcome.aggregate)],
+        remember: outcome.aggregate,
+      };
     case 'key-only':
-      return { records: [message('r', null, null)], remember: EMITTED };
+      return { records: [message(topic, key, headers, 'r', null, null)], remember: EMITTED };
     case 'operation-forwarding': {
       const op = outcome.headOp && outcome.headOp !== 'd' ? outcome.headOp : 'u';
       return {
-        records: [message(op, outcome.previous ?? null, outcome.aggregate)],
+        records: [message(topic, key, headers, op, outcome.previous ?? null, outcome.aggregate)],
         remember: outcome.aggregate,
       };
     }
   }
+}
+
+function message(
+  topic: string,
+  key: Buffer,
+  headers: MessageHeaders,
+  op: ChangeOp,
+  before: string | null,
+  after: string | null,
+): ProducerRecord {
+  return {
+    topic,
+    key,
+    value: Buffer.from(`{"op":"${op}","before":${before ?? 'null'},"after":${after ?? 'null'}}`, 'utf8'),
+    headers,
+  };
+}
+
+const headersByHead = new Map<string, MessageHeaders>();
+
+/** The same headers for every output of a head: one array per head node, not per message. */
+function headersOf(head: string): MessageHeaders {
+  let headers = headersByHead.get(head);
+  if (headers === undefined) {
+    headers = Object.freeze([Object.freeze({ [HEAD_HEADER]: head })]);
+    headersByHead.set(head, headers);
+  }
+  return headers;
 }

@@ -9,12 +9,39 @@ import { isJsonObject, type JsonObject, type JsonValue } from './json.ts';
  * canonicalJson({ b: 1, a: { d: [2, 1], c: null } }) // '{"a":{"c":null,"d":[2,1]},"b":1}'
  */
 export function canonicalJson(value: JsonValue): string {
+  // `JSON.stringify` lists keys in property order; where that already is the sorted order at
+  // every level (most keys arrive sorted, and every key this engine writes is), the native call
+  // gives the canonical text at a fraction of the cost of sorting and concatenating.
+  return inSortedOrder(value) ? JSON.stringify(value) : sortedJson(value);
+}
+
+function sortedJson(value: JsonValue): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (isJsonObject(value)) {
     const keys = Object.keys(value).sort();
     return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k] as JsonValue)}`).join(',')}}`;
   }
   return JSON.stringify(value);
+}
+
+/**
+ * Whether every object's own keys, in the order `JSON.stringify` lists them, are in `Array#sort`
+ * order (UTF-16 code units, which `<` compares). Integer-like keys are listed first in numeric
+ * order whatever their insertion, so `{"10":…, "9":…}` is not sorted and takes the slow path.
+ */
+function inSortedOrder(value: JsonValue): boolean {
+  if (typeof value !== 'object' || value === null) return true;
+  if (Array.isArray(value)) {
+    for (const element of value) if (!inSortedOrder(element)) return false;
+    return true;
+  }
+  const keys = Object.keys(value);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i] as string;
+    if (i > 0 && !((keys[i - 1] as string) < key)) return false;
+    if (!inSortedOrder(value[key] as JsonValue)) return false;
+  }
+  return true;
 }
 
 /**

@@ -64,14 +64,17 @@ export class MemoryStore implements Store {
     const indexes = this.#nodeIndexes(node);
     for (const w of writes) {
       const old = records.get(w.ck);
-      if (old) for (const index of indexes) index.remove(old);
       if (w.kind === 'delete') {
+        if (old) for (const index of indexes) index.remove(old);
         records.delete(w.ck);
         continue;
       }
       const record = new MemoryRecord(w.ck, w.key, w.value);
       records.set(w.ck, record);
-      for (const index of indexes) index.add(record);
+      for (const index of indexes) {
+        if (old) index.replace(old, record);
+        else index.add(record);
+      }
     }
   }
 

@@ -30,12 +30,17 @@ test('lookups stay ordered by ck through random adds, replacements, moves and re
     const key = id % 50 === 0 ? { id: `é${id}` } : { id };
     const ck = canonicalJson(key);
     const old = live.get(ck);
-    if (old) index.remove(old);
     if (random() < 0.25) {
+      if (old) index.remove(old);
       live.delete(ck);
     } else {
       const next = record(key, { parent: Math.floor(random() * 3), version: step });
-      index.add(next);
+      // A new version in place of the old one, or (as before replace existed) removed and added.
+      if (old && random() < 0.5) index.replace(old, next);
+      else {
+        if (old) index.remove(old);
+        index.add(next);
+      }
       live.set(ck, next);
     }
     // Sometimes many changes pile up before a lookup (the re-sort path), mostly a few (patches).
@@ -73,6 +78,44 @@ test('an order handed out is not changed by later writes (a recompute may hold i
   assert.equal(cks(after), ['{"id":2}', '{"id":3}', '{"id":4}']);
   assert.ok(after[1] === replaced);
   assert.ok(index.lookup(['p']) === after, 'unchanged since: the same array, not a copy');
+});
+
+test('a new version under the same key takes its place, in an order handed out only as a copy', () => {
+  const index = byParent();
+  const child = (id: number, v: number, parent = 'p') => record({ id }, { parent, v });
+  const [a, b, c] = [child(1, 0), child(2, 0), child(3, 0)];
+  for (const r of [c, a, b]) index.add(r);
+  const before = index.lookup(['p']);
+  const b2 = child(2, 1);
+  index.replace(b, b2);
+  const after = index.lookup(['p']);
+  assert.ok(before[1] === b, 'the earlier answer is intact');
+  assert.equal(cks(after), ['{"id":1}', '{"id":2}', '{"id":3}']);
+  assert.ok(after[1] === b2);
+  const moved = child(2, 2, 'q');
+  index.replace(b2, moved);
+  assert.equal(cks(index.lookup(['p'])), ['{"id":1}', '{"id":3}']);
+  assert.ok(index.lookup(['q'])[0] === moved, 'a version under another key moves there');
+  const alone = child(9, 0, 'r');
+  index.add(alone);
+  const alone2 = child(9, 1, 'r');
+  index.replace(alone, alone2);
+  assert.ok(index.lookup(['r']).length === 1 && index.lookup(['r'])[0] === alone2);
+});
+
+test('a record added after a lookup goes in its place by ck, in a new order', () => {
+  const index = byParent();
+  const child = (id: number | string) => record({ id }, { parent: 'p' });
+  for (const id of [1, 3, 5]) index.add(child(id));
+  const before = index.lookup(['p']);
+  for (const id of [4, 'é', 0, 10]) index.add(child(id));
+  assert.equal(cks(before), ['{"id":1}', '{"id":3}', '{"id":5}'], 'the earlier answer is intact');
+  assert.equal(
+    cks(index.lookup(['p'])),
+    ['{"id":"é"}', '{"id":0}', '{"id":10}', '{"id":1}', '{"id":3}', '{"id":4}', '{"id":5}'].sort(
+      compareCanonical,
+    ),
+  );
 });
 
 test('a key down to one record, then empty, then refilled', () => {
