@@ -138,10 +138,11 @@ export class SessionStore {
     return raw === null ? undefined : (JSON.parse(raw) as Session);
   }
 
-  private async readUser(id: string): Promise<StoredUser | undefined> {
+  private readUser(id: string): Promise<StoredUser | undefined> {
     const fields: SessionFields[] = ['user', 'expireAt'];
-    const [body, expiresAt] = await this.call(() => this.redis.hmget(PREFIX + id, ...fields));
-    return body == null ? undefined : { body, expiresAt: Number(expiresAt) };
+    return this.call(() => this.redis.hmget(PREFIX + id, ...fields)).then(([body, expiresAt]) =>
+      body == null ? undefined : { body, expiresAt: Number(expiresAt) },
+    );
   }
 
   /** Deletes a session and its entry among the active ones (read and deleted atomically). */
@@ -166,11 +167,13 @@ export class SessionStore {
     });
   }
 
-  private async call<T>(command: () => Promise<T>): Promise<T> {
+  /** One command; its failure (or a throw, e.g. a closed client) becomes the 503. */
+  private call<T>(command: () => Promise<T>): Promise<T> {
+    const failed = (error: unknown) => Promise.reject(unavailable(error));
     try {
-      return await command();
+      return command().catch(failed);
     } catch (error) {
-      throw unavailable(error);
+      return failed(error);
     }
   }
 }

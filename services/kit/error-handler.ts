@@ -8,7 +8,8 @@ import { requestLog } from './observe-requests.ts';
  * `app.onError(errorHandler)`: answers every error as `{statusCode, error, message}`.
  * HttpError and Hono's HTTPException keep their status; anything else is a 500 carrying the
  * error's message (the services' contract) and is logged with its stack. Hono calls it for
- * `Error` instances only: install `wrapThrownValues` too (`createServiceApp` does both).
+ * `Error` instances only: `observeRequests` answers any other thrown value with it (`createServiceApp`
+ * installs both).
  */
 export const errorHandler: ErrorHandler = (err, c) => {
   if (err instanceof HttpError) {

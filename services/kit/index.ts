@@ -15,4 +15,4 @@ export { ERROR_BODY_SCHEMA, openApiSchema } from './openapi.ts';
 export { type PackageInfo, readPackageInfo } from './package-info.ts';
 export { type RunningServer, type ServeOptions, type ShutdownHook, serve, stopOnSignal } from './serve.ts';
 export { createServiceApp, type ServiceAppOptions } from './service-app.ts';
-export { ThrownValueError, wrapThrownValues } from './thrown-values.ts';
+export { ThrownValueError } from './thrown-values.ts';

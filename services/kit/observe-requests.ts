@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import type { Context, MiddlewareHandler } from 'hono';
+import type { Context, ErrorHandler, MiddlewareHandler } from 'hono';
 import { routePath } from 'hono/route';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { httpMetricsRecorder } from './metrics.ts';
+import { ThrownValueError } from './thrown-values.ts';
 
 declare module 'hono' {
   interface ContextVariableMap {
@@ -24,6 +25,8 @@ export interface ObserveRequestsOptions {
   readonly logger: Logger;
   /** Where `http_requests_total` and `http_request_duration_seconds` go; none: no metrics. */
   readonly registry?: Registry;
+  /** Answers a thrown value that is not an `Error`: the app's `onError`, usually the kit's `errorHandler`. */
+  readonly onError: ErrorHandler;
 }
 
 /**
@@ -33,13 +36,16 @@ export interface ObserveRequestsOptions {
  *   response;
  * - one log line when the answer is ready: `reqId`, method, route (the pattern), path, status, ms;
  * - the request counted and timed by method, route pattern (never the raw path, so label
- *   cardinality stays bounded) and status.
+ *   cardinality stays bounded) and status;
+ * - a thrown value that is not an `Error` (a string, an object...) answered like an error, as a
+ *   {@link ThrownValueError}: Hono hands only `Error`s to `onError` and re-throws anything else,
+ *   which Node then answers with an empty 500.
  *
  * @example
- * app.use(observeRequests({ logger, registry }));
+ * app.use(observeRequests({ logger, registry, onError: errorHandler }));
  * app.get('/orders/:id', (c) => { requestLog(c)?.info('looking up'); return c.json({}); });
  */
-export function observeRequests({ logger, registry }: ObserveRequestsOptions): MiddlewareHandler {
+export function observeRequests({ logger, registry, onError }: ObserveRequestsOptions): MiddlewareHandler {
   const recordMetrics = registry && httpMetricsRecorder(registry);
   return async (c, next) => {
     const offered = c.req.header(REQUEST_ID_HEADER);
@@ -56,7 +62,13 @@ export function observeRequests({ logger, registry }: ObserveRequestsOptions): M
     // stream of its body, which costs more than the rest of a small request.
     if (!echoed) c.header(REQUEST_ID_HEADER, requestId);
     const started = performance.now();
-    await next();
+    try {
+      await next();
+    } catch (thrown) {
+      // Hono answered every Error already; what is left is a thrown non-Error.
+      if (thrown instanceof Error) throw thrown;
+      c.res = await onError(new ThrownValueError(thrown), c);
+    }
     const ms = performance.now() - started;
     // A handler that returned a Response of its own did not take the prepared header.
     if (!echoed && !c.res.headers.has(REQUEST_ID_HEADER)) c.header(REQUEST_ID_HEADER, requestId);

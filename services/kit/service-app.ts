@@ -5,7 +5,6 @@ import { errorHandler, notFoundHandler } from './error-handler.ts';
 import { methodNotAllowed } from './method-not-allowed.ts';
 import { metricsRoute } from './metrics.ts';
 import { observeRequests } from './observe-requests.ts';
-import { wrapThrownValues } from './thrown-values.ts';
 
 export interface ServiceAppOptions {
   readonly logger: Logger;
@@ -24,9 +23,7 @@ export interface ServiceAppOptions {
  */
 export function createServiceApp({ logger, registry, health, ignoreTrailingSlash }: ServiceAppOptions): Hono {
   const app = new Hono({ strict: !ignoreTrailingSlash });
-  app.use(observeRequests({ logger, registry }));
-  // After the observer, so its log line and metrics see the 500 a thrown non-Error becomes.
-  app.use(wrapThrownValues);
+  app.use(observeRequests({ logger, registry, onError: errorHandler }));
   app.route('/', health);
   app.route('/', metricsRoute(registry));
   app.onError(errorHandler);

@@ -147,7 +147,7 @@ test('healthRoutes: healthz always 200; ready 503 with status KO when the probe 
 test('observeRequests: echoes a plain x-request-id, replaces a forged one, logs one line per request with it', async () => {
   const { logger, lines } = capturedLogger();
   const app = new Hono();
-  app.use(observeRequests({ logger }));
+  app.use(observeRequests({ logger, onError: errorHandler }));
   app.get('/hello', (c) => {
     requestLog(c)?.info('inside');
     return c.text(c.get('requestId'));
@@ -171,7 +171,7 @@ test('observeRequests: echoes a plain x-request-id, replaces a forged one, logs 
 test('observeRequests: the x-request-id header is on every answer, a Response made by hand or an error too', async () => {
   const { logger } = capturedLogger();
   const app = new Hono();
-  app.use(observeRequests({ logger }));
+  app.use(observeRequests({ logger, onError: errorHandler }));
   app.get('/by-hand', () => new Response('raw', { headers: { 'x-extra': '1' } }));
   app.get('/fails', () => {
     throw new HttpError(409, 'taken');
@@ -242,8 +242,8 @@ test('metrics: counts by method, route pattern and status; /-/metrics serves Pro
   const registry = new Registry();
   const app = new Hono();
   const logger = pino({ level: 'silent' });
-  app.use(observeRequests({ logger, registry }));
-  app.use(observeRequests({ logger, registry })); // a second install on the same registry must not throw
+  app.use(observeRequests({ logger, registry, onError: errorHandler }));
+  app.use(observeRequests({ logger, registry, onError: errorHandler })); // a second install on the same registry must not throw
   app.route('/', metricsRoute(registry));
   app.get('/items/:id', (c) => c.text(c.req.param('id')));
   await app.request('/items/1');
