@@ -4,6 +4,7 @@ import type { Context, ErrorHandler, MiddlewareHandler } from 'hono';
 import { routePath } from 'hono/route';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
+import { accessLineWriter } from './access-line.ts';
 import { httpMetricsRecorder } from './metrics.ts';
 import { ThrownValueError } from './thrown-values.ts';
 
@@ -47,6 +48,7 @@ export interface ObserveRequestsOptions {
  */
 export function observeRequests({ logger, registry, onError }: ObserveRequestsOptions): MiddlewareHandler {
   const recordMetrics = registry && httpMetricsRecorder(registry);
+  const writeAccessLine = accessLineWriter(logger);
   return async (c, next) => {
     const offered = c.req.header(REQUEST_ID_HEADER);
     const requestId = offered && ACCEPTED_REQUEST_ID.test(offered) ? offered : randomUUID();
@@ -76,9 +78,14 @@ export function observeRequests({ logger, registry, onError }: ObserveRequestsOp
     const route = routePath(c, -1);
     const status = c.res.status;
     recordMetrics?.(method, route, status, ms / 1000);
-    const entry = { reqId: requestId, method, route, path: c.req.path, status, ms: Math.round(ms * 10) / 10 };
-    if (status >= 500) logger.error(entry, 'request answered');
-    else logger.info(entry, 'request answered');
+    writeAccessLine({
+      reqId: requestId,
+      method,
+      route,
+      path: c.req.path,
+      status,
+      ms: Math.round(ms * 10) / 10,
+    });
   };
 }
 
