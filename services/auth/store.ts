@@ -41,7 +41,10 @@ export interface StoredUser {
   readonly expiresAt: number;
 }
 
-/** The fields of a session's Redis hash. */
+/**
+ * The fields of a session's Redis hash. `user` is "<the access token's expiry, epoch ms> <the
+ * `/userinfo` body>"; `expireAt` is only in sessions saved before the expiry joined `user`.
+ */
 type SessionFields = 'session' | 'user' | 'expireAt' | 'sub';
 
 /**
@@ -49,9 +52,9 @@ type SessionFields = 'session' | 'user' | 'expireAt' | 'sub';
  * values, which would leak through `KEYS`/`MONITOR`); a Redis error answers 503.
  *
  * A session is a Redis hash: the session as JSON, the `/userinfo` body as the JSON text to answer
- * (made once, when the session is saved), the access token's expiry and the user id. `/userinfo`,
- * the busiest route, reads the body and the expiry with one `HMGET` and answers the text as is:
- * no JSON parse, no re-serialisation.
+ * (made once, when the session is saved) behind the access token's expiry, and the user id.
+ * `/userinfo`, the busiest route, reads the body and the expiry with one `HGET` and answers the
+ * text as is: no JSON parse, no re-serialisation.
  */
 export class SessionStore {
   constructor(
@@ -119,10 +122,9 @@ export class SessionStore {
 
   private async save(id: string, session: Session): Promise<void> {
     const sub = String(session.claims.sub);
-    const fields: Record<SessionFields, string> = {
+    const fields: Record<Exclude<SessionFields, 'expireAt'>, string> = {
       session: JSON.stringify(session),
-      user: this.userBody(session.claims),
-      expireAt: String(Date.parse(session.expireAt)),
+      user: `${Date.parse(session.expireAt)} ${this.userBody(session.claims)}`,
       sub,
     };
     const key = PREFIX + id;
@@ -139,10 +141,19 @@ export class SessionStore {
   }
 
   private readUser(id: string): Promise<StoredUser | undefined> {
-    const fields: SessionFields[] = ['user', 'expireAt'];
-    return this.call(() => this.redis.hmget(PREFIX + id, ...fields)).then(([body, expiresAt]) =>
-      body == null ? undefined : { body, expiresAt: Number(expiresAt) },
-    );
+    const key = PREFIX + id;
+    return this.call(() => this.redis.hget(key, 'user' satisfies SessionFields)).then((user) => {
+      if (user === null) return undefined;
+      // A session saved before the expiry joined `user`: the body alone, the expiry apart.
+      if (user.startsWith('{')) return this.readUserApart(key, user);
+      const space = user.indexOf(' ');
+      return { body: user.slice(space + 1), expiresAt: Number(user.slice(0, space)) };
+    });
+  }
+
+  private async readUserApart(key: string, body: string): Promise<StoredUser> {
+    const expiresAt = await this.call(() => this.redis.hget(key, 'expireAt' satisfies SessionFields));
+    return { body, expiresAt: Number(expiresAt) };
   }
 
   /** Deletes a session and its entry among the active ones (read and deleted atomically). */

@@ -55,6 +55,29 @@ test('GET /userinfo by cookie or by a token issued here costs one Redis command'
   }
 });
 
+test('GET /userinfo of a session saved by the previous build (body and expiry in two fields): still answered, refreshed once expired', async ({
+  h,
+}) => {
+  const sid = await cookieLogin(h);
+  const key = `auth0-client:session:${sid}`;
+  const [expiresAt, body] = (await h.redis.hget(key, 'user'))!.split(/ (.*)/s) as [string, string];
+  assert.ok(Number(expiresAt) > Date.now(), 'the expiry leads the user field');
+  await h.redis.hset(key, { user: body, expireAt: expiresAt });
+  const response = await call(h.app, '/userinfo', { headers: { cookie: `sid=${sid}` } });
+  assert.equal(response.status, 200);
+  assert.deepEqual(await jsonOf(response), expectedAda);
+  await h.redis.hset(key, { expireAt: String(Date.now() - 1000) });
+  const before = h.auth0.requests.length;
+  const expired = await call(h.app, '/userinfo', { headers: { cookie: `sid=${sid}` } });
+  assert.equal(expired.status, 200);
+  assert.deepEqual(await jsonOf(expired), expectedAda);
+  assert.ok(
+    h.auth0.requests.slice(before).some((r) => r.path === '/oauth/token'),
+    'the expired token was refreshed',
+  );
+  assert.ok(!(await h.redis.hget(key, 'user'))!.startsWith('{'), 'saved again in the new form');
+});
+
 test('GET /userinfo by bearer token: from Redis for a token we issued, from Auth0 otherwise; a website client reads a token too', async ({
   h,
 }) => {
