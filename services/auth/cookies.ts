@@ -10,7 +10,9 @@ function isSecure(c: Context, originalProtocolHeader: string): boolean {
 
 // Session ids are base64url (login-routes.ts); any other value is no session of ours. One regex
 // instead of a parse of every cookie: this runs on each `/userinfo`, the busiest route.
-const SESSION_ID_IN_COOKIES = /(?:^|;)[ \t]*sid[ \t]*=[ \t]*("?)([\w-]+)\1[ \t]*(?:;|$)/;
+const SESSION_ID_IN_COOKIES = new RegExp(
+  `(?:^|;)[ \\t]*${SESSION_COOKIE}[ \\t]*=[ \\t]*("?)([\\w-]+)\\1[ \\t]*(?:;|$)`,
+);
 
 /** The first `sid` cookie holding a session id, else undefined. */
 export function readSessionId(c: Context): string | undefined {
