@@ -3,7 +3,12 @@
  * each with a time limit, and ends with one line `N passed, N failed[, N skipped]`.
  *
  * Usage: npm test [-- <substring> ...]   (only files whose path contains a substring)
- * Env:   TEST_CONCURRENCY (default 2), TEST_FILE_TIMEOUT_MS (default 300000)
+ * Env:   TEST_CONCURRENCY (default 2), TEST_FILE_TIMEOUT_MS (default 300000),
+ *        STREAMFOLD_TEST_KAFKA_REQUIRED=1 (fail at once unless the tests run on a real Kafka)
+ *
+ * When the tests run on the local Apache Kafka (`support/backends.ts`), the runner starts one
+ * broker for the whole run and hands its address to every file, as a CI suite against a shared
+ * cluster does; each file creates its own uniquely named topics there.
  *
  * One process per file isolates the suites that start brokers and databases, and a crash or a
  * hang counts as a failure of that file instead of stopping the run. No failure is silent: under
@@ -15,8 +20,9 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { backends, describeBackends } from './support/backends.ts';
-import { logTails, TAIL_LINES } from './support/stand-in-log.ts';
+import { type LocalKafka, startLocalKafka } from '../local-kafka/cluster.ts';
+import { type Backends, backends, describeBackends, SHARED_KAFKA_ENV } from './support/backends.ts';
+import { logTails, TAIL_LINES, tailOf } from './support/stand-in-log.ts';
 
 const ROOTS = ['test'];
 const concurrency = Number(process.env.TEST_CONCURRENCY ?? 2);
@@ -48,7 +54,7 @@ function parseTotals(output: string): { total: number; passed: number; skipped: 
   return { total: Number(total[1]), passed: Number(passed[1]), skipped: Number(skipped?.[1] ?? 0) };
 }
 
-function runFile(file: string): Promise<FileResult> {
+function runFile(file: string, env: Record<string, string>): Promise<FileResult> {
   const started = Date.now();
   const work = mkdtempSync(join(tmpdir(), 'streamfold-test-'));
   const logDir = join(work, 'logs');
@@ -57,6 +63,7 @@ function runFile(file: string): Promise<FileResult> {
     const child = spawn(process.execPath, ['--import', 'tsx', file], {
       env: {
         ...process.env,
+        ...env,
         FORCE_COLOR: '0',
         NODE_ENV: 'test',
         STREAMFOLD_TEST_LOG_DIR: logDir,
@@ -112,24 +119,56 @@ function standInTails(logDir: string): string[] {
   );
 }
 
+/** The run's shared broker, when the tests run on the local Apache Kafka; its log is kept beside the run. */
+async function sharedKafka(chosen: Backends): Promise<LocalKafka | undefined> {
+  if (chosen.kafka.kind !== 'local' || chosen.kafka.address) return undefined;
+  const started = Date.now();
+  const logDir = mkdtempSync(join(tmpdir(), 'streamfold-test-kafka-'));
+  const broker = await startLocalKafka({ logFile: () => join(logDir, 'kafka.log') });
+  process.stdout.write(
+    `Apache Kafka ${broker.kafkaVersion} at ${broker.bootstrap} for the whole run (ready in ${((Date.now() - started) / 1000).toFixed(1)} s; log ${broker.nodes[0]!.logFile})\n`,
+  );
+  return broker;
+}
+
 async function main(): Promise<void> {
   const files = ROOTS.flatMap(findTestFiles)
     .map((f) => relative(process.cwd(), f))
     .filter((f) => filters.length === 0 || filters.some((s) => f.includes(s)))
     .sort();
-  process.stdout.write(`${describeBackends(await backends())}\n`);
+  const chosen = await backends();
+  process.stdout.write(`${describeBackends(chosen)}\n`);
+  if (process.env.STREAMFOLD_TEST_KAFKA_REQUIRED && chosen.kafka.kind === 'stand-in') {
+    process.stdout.write(
+      'STREAMFOLD_TEST_KAFKA_REQUIRED is set, but the tests would run on the Mokapi stand-in: no java or mvn on the PATH?\n0 passed, 1 failed\n',
+    );
+    process.exitCode = 1;
+    return;
+  }
+  const kafka = await sharedKafka(chosen);
+  const env: Record<string, string> = kafka ? { [SHARED_KAFKA_ENV]: kafka.bootstrap } : {};
   const queue = [...files];
   const results: FileResult[] = [];
-  await Promise.all(
-    Array.from({ length: Math.max(1, concurrency) }, async () => {
-      for (let file = queue.shift(); file; file = queue.shift()) results.push(await runFile(file));
-    }),
-  );
+  try {
+    await Promise.all(
+      Array.from({ length: Math.max(1, concurrency) }, async () => {
+        for (let file = queue.shift(); file; file = queue.shift()) results.push(await runFile(file, env));
+      }),
+    );
+  } finally {
+    await kafka?.stop();
+  }
   const sum = (pick: (r: FileResult) => number) => results.reduce((n, r) => n + pick(r), 0);
   const passed = sum((r) => r.passed);
   const failed = sum((r) => r.failed);
   const skipped = sum((r) => r.skipped);
   process.stdout.write('\n');
+  if (failed > 0 && kafka) {
+    const log = kafka.nodes[0]!.logFile;
+    process.stdout.write(
+      `── last ${TAIL_LINES} lines of the shared broker's log (${log}):\n${tailOf(readFileSync(log, 'utf8'), TAIL_LINES)}\n── end\n`,
+    );
+  }
   for (const r of results.filter((x) => x.failed > 0).sort((a, b) => a.file.localeCompare(b.file))) {
     process.stdout.write(`FAILED ${r.file}\n`);
   }

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { type CliCommand, type CliIo, UsageError } from './command.ts';
 import { explainCommand } from './explain.ts';
+import { kafkaCommand } from './kafka.ts';
 import { refreshCommand } from './refresh.ts';
 import { regoCommand } from './rego/index.ts';
 import { runCommand } from './run.ts';
@@ -16,6 +17,7 @@ const COMMANDS: readonly CliCommand[] = [
   refreshCommand,
   serviceCommand,
   regoCommand,
+  kafkaCommand,
 ];
 
 const USAGE = `Usage: streamfold <command> [options]

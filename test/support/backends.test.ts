@@ -1,8 +1,9 @@
 import * as assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { javaAndMavenPresent, pinnedKafkaVersion } from '../../local-kafka/classpath.ts';
 import {
   chooseBackends,
   describeBackends,
@@ -10,35 +11,73 @@ import {
   dockerReachable,
   MONGODB_IMAGE,
   REDPANDA_IMAGE,
+  SHARED_KAFKA_ENV,
 } from './backends.ts';
 import { test } from './suite.ts';
 
-test('KAFKA_BROKERS and MONGODB_URL win over Docker; Docker over the stand-ins', () => {
+const none = { docker: false, java: false };
+const KAFKA_VERSION = pinnedKafkaVersion();
+
+test('KAFKA_BROKERS and MONGODB_URL win over Docker; Docker over the local broker and the stand-ins', () => {
   const env = { KAFKA_BROKERS: 'k:9092', MONGODB_URL: 'mongodb://m:27017' };
-  assert.deepEqual(chooseBackends(env, true), {
+  assert.deepEqual(chooseBackends(env, { docker: true, java: true }), {
     kafka: { kind: 'external', address: 'k:9092' },
     mongo: { kind: 'external', address: 'mongodb://m:27017' },
   });
-  assert.deepEqual(chooseBackends({ MONGODB_URL: 'mongodb://m' }, true), {
+  assert.deepEqual(chooseBackends({ MONGODB_URL: 'mongodb://m' }, { docker: true, java: true }), {
     kafka: { kind: 'container', image: REDPANDA_IMAGE },
     mongo: { kind: 'external', address: 'mongodb://m' },
   });
-  assert.deepEqual(chooseBackends({ KAFKA_BROKERS: '' }, false), {
+  assert.deepEqual(chooseBackends({ KAFKA_BROKERS: '' }, none), {
     kafka: { kind: 'stand-in', name: 'Mokapi' },
     mongo: { kind: 'stand-in', name: 'jongodb' },
   });
-  assert.equal(chooseBackends({}, true).mongo.kind, 'container');
+  assert.equal(chooseBackends({}, { docker: true, java: false }).mongo.kind, 'container');
+});
+
+test('with java and mvn, Apache Kafka runs locally; Mokapi only without them', () => {
+  assert.deepEqual(chooseBackends({}, { docker: false, java: true }).kafka, {
+    kind: 'local',
+    version: KAFKA_VERSION,
+  });
+  assert.deepEqual(chooseBackends({ [SHARED_KAFKA_ENV]: '127.0.0.1:1234' }, none).kafka, {
+    kind: 'local',
+    version: KAFKA_VERSION,
+    address: '127.0.0.1:1234',
+  });
+  assert.equal(chooseBackends({}, none).kafka.kind, 'stand-in');
+  assert.match(KAFKA_VERSION, /^4\.1\.\d+$/, 'the POM pins a 4.1.x broker');
 });
 
 test('the runner header names each choice', () => {
   assert.equal(
-    describeBackends(chooseBackends({ KAFKA_BROKERS: 'k:9092' }, true)),
+    describeBackends(chooseBackends({ KAFKA_BROKERS: 'k:9092' }, { docker: true, java: true })),
     `Kafka: k:9092 · MongoDB: ${MONGODB_IMAGE} container`,
   );
   assert.equal(
-    describeBackends(chooseBackends({}, false)),
+    describeBackends(chooseBackends({ [SHARED_KAFKA_ENV]: '127.0.0.1:1234' }, none)),
+    `Kafka: Apache Kafka ${KAFKA_VERSION} (local, 127.0.0.1:1234) · MongoDB: jongodb stand-in`,
+  );
+  assert.equal(
+    describeBackends(chooseBackends({}, none)),
     'Kafka: Mokapi stand-in · MongoDB: jongodb stand-in',
   );
+});
+
+test('java and mvn are looked up on the PATH', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'streamfold-path-'));
+  try {
+    for (const tool of ['java', 'mvn']) {
+      writeFileSync(join(dir, tool), '#!/bin/sh\n');
+      chmodSync(join(dir, tool), tool === 'mvn' ? 0o644 : 0o755);
+    }
+    assert.equal(javaAndMavenPresent(dir), false, 'mvn is not executable');
+    chmodSync(join(dir, 'mvn'), 0o755);
+    assert.equal(javaAndMavenPresent(`/nonexistent:${dir}`), true);
+    assert.equal(javaAndMavenPresent(''), false);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('DOCKER_HOST: unix socket, tcp, the default socket, and an unusable value', () => {

@@ -3,17 +3,23 @@
  * 1. `KAFKA_BROKERS` / `MONGODB_URL`: the cluster or server they name;
  * 2. a reachable Docker engine (`DOCKER_HOST`, else the default socket): a Redpanda and a MongoDB
  *    container (testcontainers), one per test file;
- * 3. otherwise the stand-ins started per test file: Mokapi and jongodb (design/test-infra.md).
+ * 3. Kafka: Apache Kafka itself, run from Maven's jars (`local-kafka/`) where `java` and `mvn` are
+ *    there: one broker for the whole test run, started by the runner and handed to every file in
+ *    `STREAMFOLD_TEST_KAFKA` (a file run alone starts its own);
+ * 4. the stand-ins started per test file: Mokapi (Kafka, the last resort) and jongodb (MongoDB).
  *
  * @example
- *   const backends = chooseBackends(process.env, await dockerReachable(process.env));
- *   backends.kafka.kind; // 'external' | 'container' | 'stand-in'
+ *   const backends = chooseBackends(process.env, { docker: false, java: true });
+ *   backends.kafka.kind; // 'external' | 'container' | 'local' | 'stand-in'
  */
 import { request } from 'node:http';
+import { javaAndMavenPresent, pinnedKafkaVersion } from '../../local-kafka/classpath.ts';
 
 export type Backend =
   | { readonly kind: 'external'; readonly address: string }
   | { readonly kind: 'container'; readonly image: string }
+  /** `address`: the run's shared broker, when the runner started one. */
+  | { readonly kind: 'local'; readonly version: string; readonly address?: string }
   | { readonly kind: 'stand-in'; readonly name: string };
 
 export interface Backends {
@@ -21,28 +27,44 @@ export interface Backends {
   readonly mongo: Backend;
 }
 
+export interface Available {
+  /** A Docker engine answers. */
+  readonly docker: boolean;
+  /** `java` and `mvn` are on the PATH: Apache Kafka can be run locally. */
+  readonly java: boolean;
+}
+
 export const REDPANDA_IMAGE = 'docker.redpanda.com/redpandadata/redpanda:v24.3.6';
 export const MONGODB_IMAGE = 'mongo:8.0';
+/** Set by the test runner for its files: the run's shared local broker. */
+export const SHARED_KAFKA_ENV = 'STREAMFOLD_TEST_KAFKA';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-export function chooseBackends(env: Env, docker: boolean): Backends {
-  const pick = (external: string | undefined, image: string, standIn: string): Backend => {
-    if (external) return { kind: 'external', address: external };
-    if (docker) return { kind: 'container', image };
-    return { kind: 'stand-in', name: standIn };
+export function chooseBackends(env: Env, available: Available): Backends {
+  const kafka = (): Backend => {
+    if (env.KAFKA_BROKERS) return { kind: 'external', address: env.KAFKA_BROKERS };
+    if (available.docker) return { kind: 'container', image: REDPANDA_IMAGE };
+    const shared = env[SHARED_KAFKA_ENV];
+    if (shared) return { kind: 'local', version: pinnedKafkaVersion(), address: shared };
+    if (available.java) return { kind: 'local', version: pinnedKafkaVersion() };
+    return { kind: 'stand-in', name: 'Mokapi' };
   };
-  return {
-    kafka: pick(env.KAFKA_BROKERS, REDPANDA_IMAGE, 'Mokapi'),
-    mongo: pick(env.MONGODB_URL, MONGODB_IMAGE, 'jongodb'),
+  const mongo = (): Backend => {
+    if (env.MONGODB_URL) return { kind: 'external', address: env.MONGODB_URL };
+    if (available.docker) return { kind: 'container', image: MONGODB_IMAGE };
+    return { kind: 'stand-in', name: 'jongodb' };
   };
+  return { kafka: kafka(), mongo: mongo() };
 }
 
-/** One line for the runner's header, e.g. `Kafka: Mokapi stand-in · MongoDB: jongodb stand-in`. */
+/** One line for the runner's header, e.g. `Kafka: Apache Kafka 4.1.1 (local, 127.0.0.1:39217) · MongoDB: jongodb stand-in`. */
 export function describeBackends(backends: Backends): string {
   const describe = (backend: Backend): string => {
     if (backend.kind === 'external') return backend.address;
     if (backend.kind === 'container') return `${backend.image} container`;
+    if (backend.kind === 'local')
+      return `Apache Kafka ${backend.version} (local${backend.address ? `, ${backend.address}` : ''})`;
     return `${backend.name} stand-in`;
   };
   return `Kafka: ${describe(backends.kafka)} · MongoDB: ${describe(backends.mongo)}`;
@@ -76,6 +98,9 @@ let chosen: Promise<Backends> | undefined;
 
 /** The backends of this process, probed once. */
 export function backends(): Promise<Backends> {
-  chosen ??= dockerReachable(process.env).then((docker) => chooseBackends(process.env, docker));
+  chosen ??= (async () => {
+    const docker = await dockerReachable(process.env);
+    return chooseBackends(process.env, { docker, java: javaAndMavenPresent() });
+  })();
   return chosen;
 }

@@ -1,20 +1,29 @@
 /**
- * Kafka for tests, as `backends.ts` chooses: the cluster named by `KAFKA_BROKERS` or a Redpanda
- * container, with freshly created topics, else a Mokapi process (a Kafka protocol emulator, see
- * design/test-infra.md) started on free loopback ports.
+ * Kafka for tests, as `backends.ts` chooses: the cluster named by `KAFKA_BROKERS`, a Redpanda
+ * container, or the local Apache Kafka (the run's shared broker, or a broker or cluster of the
+ * test's own), each with freshly created uniquely named topics; else, as the last resort, a
+ * Mokapi process (a Kafka protocol emulator, see design/test-infra.md) on free loopback ports.
+ *
+ * On a real broker clients get no property but `bootstrap.servers`: what a user's configuration
+ * would start from. Only Mokapi's clients get the accommodations its defects need.
  *
  * @example
  *   const kafka = await startKafka({ topics: { orders: 2 } });
  *   const broker = createKafkaBroker({ properties: kafka.properties });
  *   // ... produce to kafka.topic('orders') ...
  *   await kafka.stop();
+ *
+ *   // A broker the test may restart, or a three-node cluster whose nodes it may kill:
+ *   const own = await startKafka({ topics: { orders: 3 }, own: { nodes: 3 } });
+ *   await own.cluster!.node(1).kill();
  */
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import Kafka from 'node-rdkafka';
+import { clusterMetadata, createTopics, deleteTopics } from '../../local-kafka/admin.ts';
+import { type LocalKafka, startLocalKafka } from '../../local-kafka/cluster.ts';
 import { backends } from './backends.ts';
 import { freePorts, spawnLogged, stopProcess } from './process.ts';
 import { type StandInLog, standInLog, TAIL_LINES } from './stand-in-log.ts';
@@ -22,29 +31,42 @@ import { type StandInLog, standInLog, TAIL_LINES } from './stand-in-log.ts';
 export interface KafkaFixture {
   /** `host:port[,host:port]` of the cluster. */
   readonly brokers: string;
-  /** `bootstrap.servers` plus the client properties every client must get (Mokapi's defect, see test-infra.md). */
+  /** `bootstrap.servers`, plus on Mokapi the client properties its defects need (test-infra.md). */
   readonly properties: Record<string, string>;
   /** The actual topic name for a name given to `startKafka` (a real cluster gets a unique suffix per run). */
   topic(name: string): string;
+  /** The test's own local cluster (`own`), whose nodes it may stop, kill and start again. */
+  readonly cluster?: LocalKafka;
   /**
-   * Mokapi only: stops the broker and starts a fresh one on the same port with the same topics.
-   * It forgets everything, producer ids included (producers then get INVALID_PRODUCER_ID_MAPPING).
+   * A broker of the test's own only (`own` on the local Apache Kafka, or Mokapi): stops every node
+   * and starts it again on the same ports. Apache Kafka keeps its data and producer state; Mokapi
+   * forgets everything, producer ids included (producers then get INVALID_PRODUCER_ID_MAPPING).
    */
   restart(): Promise<void>;
   /**
    * The known stand-in defect behind a failure, recognised from Mokapi's log (or from Mokapi's own
    * error answer quoted in `error`, for the one it does not log), else null. Always null on a
-   * real cluster: there a failure is the test's.
+   * real broker: there a failure is the test's.
    */
   defect(error: unknown): string | null;
   stop(): Promise<void>;
 }
 
+export interface StartKafkaOptions {
+  /** Topic name → partition count. */
+  readonly topics: Record<string, number>;
+  /**
+   * A broker (or three-node cluster) of the test's own instead of the run's shared one, for tests
+   * that restart or kill brokers. Local Apache Kafka only; on Mokapi every file has its own anyway.
+   */
+  readonly own?: { readonly nodes: 1 | 3 };
+}
+
 /**
  * Mokapi now and then garbles a connection; with librdkafka defaults a client then stalls for 60 s.
- * These make it recover within seconds (measured, design/test-infra.md); harmless on a real cluster.
+ * These make it recover within seconds (measured, design/test-infra.md).
  */
-const RESILIENT_CLIENT_PROPERTIES = {
+const MOKAPI_RESILIENT_PROPERTIES = {
   'socket.timeout.ms': '3000',
   'reconnect.backoff.max.ms': '500',
   'max.in.flight.requests.per.connection': '1',
@@ -56,7 +78,7 @@ const RESILIENT_CLIENT_PROPERTIES = {
  * Measured on the REST-to-Kafka concurrency test (1000 parallel records): 16 of 21 attempts hit
  * it with librdkafka's batching, 0 of 8 with one record per batch. Consumers ignore the property.
  */
-const MOKAPI_CLIENT_PROPERTIES = { ...RESILIENT_CLIENT_PROPERTIES, 'batch.num.messages': '1' };
+const MOKAPI_CLIENT_PROPERTIES = { ...MOKAPI_RESILIENT_PROPERTIES, 'batch.num.messages': '1' };
 
 const MOKAPI_BIN = resolve('node_modules/@go-mokapi/linux-x64/bin/mokapi');
 /** Mokapi starts in 1-2 s on an idle machine; the bound holds with both cores busy. */
@@ -68,16 +90,57 @@ const READY_TIMEOUT_MS = 60_000;
  * 2 fail, while 1-2 topics of 1 and 5 topics of 2 work. Tests declare sets that work; readiness
  * fails after 30 s with that message otherwise.
  */
-export async function startKafka(options: { topics: Record<string, number> }): Promise<KafkaFixture> {
+export async function startKafka(options: StartKafkaOptions): Promise<KafkaFixture> {
   const backend = (await backends()).kafka;
+  if (options.own && backend.kind !== 'local' && backend.kind !== 'stand-in')
+    throw new Error(`a broker of the test's own needs the local Apache Kafka, not ${backend.kind} Kafka`);
   if (backend.kind === 'external') return useCluster(backend.address, options.topics);
   if (backend.kind === 'container') return startRedpanda(backend.image, options.topics);
-  return startMokapi(options.topics);
+  if (backend.kind === 'stand-in') return startMokapi(options.topics);
+  if (options.own) return startOwnCluster(options.own.nodes, options.topics);
+  return useCluster(backend.address ?? (await processBroker()).bootstrap, options.topics);
 }
 
-/** Whether `restart()` works here: only on Mokapi (a container or a cluster is not the test's to restart). */
+/** Whether a test may have a broker of its own to restart or kill (`own`): local Apache Kafka or Mokapi. */
 export async function kafkaRestartable(): Promise<boolean> {
-  return (await backends()).kafka.kind === 'stand-in';
+  const kind = (await backends()).kafka.kind;
+  return kind === 'local' || kind === 'stand-in';
+}
+
+/** Whether the tests run on a real Kafka (not on Mokapi). */
+export async function realKafka(): Promise<boolean> {
+  return (await backends()).kafka.kind !== 'stand-in';
+}
+
+let ownBroker: Promise<LocalKafka> | undefined;
+
+/** A file run outside the runner starts one local broker for all its tests, stopped when it exits. */
+function processBroker(): Promise<LocalKafka> {
+  ownBroker ??= startLocalKafka({ logFile: () => standInLog('kafka').path }).then((broker) => {
+    // Its nodes are killed at exit (local-kafka/cluster.ts); their data goes with them.
+    process.once('exit', () => rmSync(broker.dataDir, { recursive: true, force: true }));
+    return broker;
+  });
+  return ownBroker;
+}
+
+async function startOwnCluster(nodes: 1 | 3, topics: Record<string, number>): Promise<KafkaFixture> {
+  const cluster = await startLocalKafka({ nodes, logFile: (id) => standInLog(`kafka-node-${id}`).path });
+  try {
+    const fixture = await useCluster(cluster.bootstrap, topics);
+    return {
+      ...fixture,
+      cluster,
+      restart: async () => {
+        await Promise.all(cluster.nodes.map((node) => node.stop()));
+        await Promise.all(cluster.nodes.map((node) => node.start()));
+      },
+      stop: () => cluster.stop(),
+    };
+  } catch (error) {
+    await cluster.stop();
+    throw error;
+  }
 }
 
 /** A Redpanda container (testcontainers), its log streamed to the stand-in log folder. */
@@ -166,43 +229,21 @@ async function startMokapi(topics: Record<string, number>): Promise<KafkaFixture
 
 async function useCluster(brokers: string, topics: Record<string, number>): Promise<KafkaFixture> {
   const suffix = `-${Date.now().toString(36)}-${randomBytes(3).toString('hex')}`;
-  const properties = { 'bootstrap.servers': brokers, ...RESILIENT_CLIENT_PROPERTIES };
-  const admin = Kafka.AdminClient.create(clientConfig(properties));
-  try {
-    for (const [name, partitions] of Object.entries(topics)) {
-      await new Promise<void>((done, fail) =>
-        admin.createTopic(
-          { topic: name + suffix, num_partitions: partitions, replication_factor: -1 },
-          10_000,
-          (err) =>
-            err ? fail(new Error(`creating topic ${name + suffix} on ${brokers}: ${err.message}`)) : done(),
-        ),
-      );
-    }
-  } finally {
-    admin.disconnect();
-  }
-  await waitUntilReady(
-    properties,
-    Object.keys(topics).map((name) => name + suffix),
-    () => null,
+  const properties = { 'bootstrap.servers': brokers };
+  const names = Object.keys(topics).map((name) => name + suffix);
+  await createTopics(
+    brokers,
+    Object.fromEntries(Object.entries(topics).map(([name, partitions]) => [name + suffix, partitions])),
   );
-  const stop = async () => {
-    const cleanup = Kafka.AdminClient.create(clientConfig(properties));
-    await Promise.all(
-      Object.keys(topics).map(
-        (name) => new Promise<void>((done) => cleanup.deleteTopic(name + suffix, 10_000, () => done())),
-      ),
-    );
-    cleanup.disconnect();
-  };
+  await waitUntilReady(properties, names, () => null);
   return {
     brokers,
     properties,
     topic: (name) => known(topics, name, name + suffix),
-    restart: () => Promise.reject(new Error(`restart: ${brokers} is an external cluster, not Mokapi`)),
+    restart: () =>
+      Promise.reject(new Error(`restart: ${brokers} is shared; start a broker of the test's own`)),
     defect: () => null,
-    stop,
+    stop: () => deleteTopics(brokers, names),
   };
 }
 
@@ -272,8 +313,9 @@ async function waitUntilReady(
     if (exitCode() !== null)
       throw new Error(`mokapi exited with code ${exitCode()}: ${log?.tail(TAIL_LINES)}`);
     try {
-      const names = await metadataTopics(properties, Math.min(5000, deadline - Date.now()));
-      const missing = topics.filter((t) => !names.has(t));
+      const { 'bootstrap.servers': bootstrap, ...rest } = properties;
+      const metadata = await clusterMetadata(bootstrap!, Math.min(5000, deadline - Date.now()), rest);
+      const missing = topics.filter((t) => !metadata.topics.has(t));
       if (missing.length === 0) return;
       lastError = `topics not yet visible: ${missing.join(', ')}`;
     } catch (error) {
@@ -284,21 +326,4 @@ async function waitUntilReady(
   throw new Error(
     `Kafka at ${properties['bootstrap.servers']} not ready after ${READY_TIMEOUT_MS} ms: ${lastError}`,
   );
-}
-
-function metadataTopics(properties: Record<string, string>, timeoutMs: number): Promise<Set<string>> {
-  const client = new Kafka.Producer(clientConfig(properties));
-  return new Promise<Set<string>>((done, fail) => {
-    client.connect({ timeout: timeoutMs }, (err, metadata) => {
-      // A client that failed to connect throws on disconnect ("Producer not connected").
-      if (client.isConnected()) client.disconnect(() => {});
-      if (err) fail(new Error(err.message));
-      else done(new Set(metadata.topics.map((t) => t.name)));
-    });
-  });
-}
-
-/** librdkafka parses every property from a string; its typings want numbers for some. */
-function clientConfig(properties: Record<string, string>): Record<string, string | number | boolean> {
-  return { ...properties };
 }

@@ -63,7 +63,10 @@ test('run: ready over HTTP, aggregates, items route, SIGTERM exits 0 after a gra
   try {
     const base = `http://127.0.0.1:${port}`;
     await until('the engine is ready', async () => (await fetch(`${base}/-/ready`)).status === 200);
-    assert.match(logs, /running: 3 nodes, heads customers, mode read-delete/);
+    // Log lines reach stderr in batches (at most 100 ms late): wait for the line, not for a time.
+    await until('the startup summary is logged', async () =>
+      /running: 3 nodes, heads customers, mode read-delete/.test(logs),
+    );
 
     const producer = createKafkaBroker({ properties: kafka.properties }).producer({
       properties: kafka.properties,

@@ -1,6 +1,6 @@
 /**
  * Scaling out, then losing an instance (issue 21): two `streamfold run` processes with the same
- * config (only `server.port` differs) share Mokapi (3 partitions per topic) and one MongoDB; a
+ * config (only `server.port` differs) share one Kafka (3 partitions per topic) and one MongoDB; a
  * diamond graph in read-delete mode gets a seeded mix of creates, updates, child moves and head
  * deletes. Once both instances have worked on their partitions, one is SIGKILLed a third of the
  * way through the input; the survivor takes its partitions over when its session times out. Every
@@ -95,7 +95,7 @@ async function embeddedAggregates(events: readonly InputEvent[]): Promise<Map<st
   return result;
 }
 
-/** One run on its own Mokapi and jongodb; `started.kafka` lets the caller read Mokapi's log after. */
+/** One run on fresh topics and its own jongodb; `started.kafka` lets the caller read Mokapi's log after. */
 async function runOnce(seed: number, started: { kafka?: KafkaFixture }): Promise<void> {
   const topics = Object.fromEntries(NODES.map((n) => [TOPIC(n), PARTITIONS]));
   const [kafka, mongo] = await Promise.all([startKafka({ topics }), startMongo()]);
@@ -116,13 +116,13 @@ async function runOnce(seed: number, started: { kafka?: KafkaFixture }): Promise
         d.id = 'scaleOut21';
         d.connections.main.config = kafka.properties;
         for (const [node, consumer] of Object.entries(d.consumers.config))
-          Object.assign(consumer as object, { topic: TOPIC(node) }, FAST_GROUP);
-        d.producer.config.topic = TOPIC('output');
+          Object.assign(consumer as object, { topic: kafka.topic(TOPIC(node)) }, FAST_GROUP);
+        d.producer.config.topic = kafka.topic(TOPIC('output'));
         d.processor.persistence.config = {
           url: { type: 'env', key: 'TEST_MONGODB_URL' },
           database: mongo.database,
         };
-        d.processor.internalUpdates.config.topic = TOPIC('internal');
+        d.processor.internalUpdates.config.topic = kafka.topic(TOPIC('internal'));
         d.processor.internalUpdates.config.consumer = { commitIntervalMs: 0, ...FAST_GROUP };
         d.server = { ip: '127.0.0.1', port, apiPrefix: '/api' };
       });
@@ -141,7 +141,7 @@ async function runOnce(seed: number, started: { kafka?: KafkaFixture }): Promise
       );
 
     await output.connect();
-    output.subscribe([TOPIC('output')]);
+    output.subscribe([kafka.topic(TOPIC('output'))]);
     reader = (async () => {
       while (reading) {
         for (const m of await output.consume(500, 200)) {
@@ -160,7 +160,7 @@ async function runOnce(seed: number, started: { kafka?: KafkaFixture }): Promise
       Promise.all(
         batch.map((e) =>
           producer.produce({
-            topic: TOPIC(e.topic),
+            topic: kafka.topic(TOPIC(e.topic)),
             key: Buffer.from(JSON.stringify(e.key)),
             value: Buffer.from(JSON.stringify(e.value)),
           }),

@@ -1,0 +1,80 @@
+/**
+ * The few admin calls the local cluster's users need (the CLI's `--topics`, tests, benchmarks),
+ * through node-rdkafka's own clients: a fresh client per call, as a new user's would be.
+ *
+ * @example
+ *   await createTopics('127.0.0.1:9092', { orders: 4 });
+ *   const { brokers, topics } = await clusterMetadata('127.0.0.1:9092');
+ */
+import Kafka from 'node-rdkafka';
+
+export interface ClusterMetadata {
+  /** Node ids of the brokers that answer. */
+  readonly brokers: readonly number[];
+  /** Topic name → partition count (internal topics included). */
+  readonly topics: ReadonlyMap<string, number>;
+}
+
+/** One metadata request from a fresh client; rejects when no broker answers within `timeoutMs`. */
+export function clusterMetadata(
+  bootstrap: string,
+  timeoutMs = 5000,
+  properties: Readonly<Record<string, string>> = {},
+): Promise<ClusterMetadata> {
+  const client = new Kafka.Producer({ ...properties, 'bootstrap.servers': bootstrap });
+  return new Promise((done, fail) => {
+    client.connect({ timeout: timeoutMs }, (err, metadata) => {
+      // A client that failed to connect throws on disconnect ("Producer not connected").
+      if (client.isConnected()) client.disconnect(() => {});
+      if (err) fail(new Error(err.message));
+      else
+        done({
+          brokers: metadata.brokers.map((b) => b.id),
+          topics: new Map(metadata.topics.map((t) => [t.name, t.partitions.length])),
+        });
+    });
+  });
+}
+
+/**
+ * Creates each topic with its partition count and the cluster's default replication factor;
+ * a topic that exists already is left as it is. `config` applies to every topic created.
+ */
+export async function createTopics(
+  bootstrap: string,
+  topics: Readonly<Record<string, number>>,
+  options: { config?: Readonly<Record<string, string>>; properties?: Readonly<Record<string, string>> } = {},
+): Promise<void> {
+  const admin = Kafka.AdminClient.create({ ...options.properties, 'bootstrap.servers': bootstrap });
+  try {
+    for (const [topic, partitions] of Object.entries(topics)) {
+      await new Promise<void>((done, fail) =>
+        admin.createTopic(
+          { topic, num_partitions: partitions, replication_factor: -1, config: { ...options.config } },
+          30_000,
+          (err) => {
+            if (!err || err.code === Kafka.CODES.ERRORS.ERR_TOPIC_ALREADY_EXISTS) done();
+            else fail(new Error(`creating topic ${topic} on ${bootstrap}: ${err.message}`));
+          },
+        ),
+      );
+    }
+  } finally {
+    admin.disconnect();
+  }
+}
+
+export async function deleteTopics(
+  bootstrap: string,
+  topics: readonly string[],
+  properties: Readonly<Record<string, string>> = {},
+): Promise<void> {
+  const admin = Kafka.AdminClient.create({ ...properties, 'bootstrap.servers': bootstrap });
+  try {
+    await Promise.all(
+      topics.map((topic) => new Promise<void>((done) => admin.deleteTopic(topic, 30_000, () => done()))),
+    );
+  } finally {
+    admin.disconnect();
+  }
+}
