@@ -37,8 +37,10 @@ export function clusterMetadata(
 }
 
 /**
- * Creates each topic with its partition count and the cluster's default replication factor;
- * a topic that exists already is left as it is. `config` applies to every topic created.
+ * Creates each topic with its partition count and the cluster's default replication factor, and
+ * resolves once a fresh client's metadata shows them all (the controller accepts a topic before
+ * every broker knows it); a topic that exists already is left as it is. `config` applies to every
+ * topic created.
  */
 export async function createTopics(
   bootstrap: string,
@@ -61,6 +63,29 @@ export async function createTopics(
     }
   } finally {
     admin.disconnect();
+  }
+  await waitForTopics(bootstrap, Object.keys(topics), 30_000, options.properties);
+}
+
+/** Until a fresh client's metadata lists every topic of `topics`, within `timeoutMs`. */
+export async function waitForTopics(
+  bootstrap: string,
+  topics: readonly string[],
+  timeoutMs: number,
+  properties: Readonly<Record<string, string>> = {},
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let missing: readonly string[] = topics;
+  while (missing.length > 0) {
+    if (Date.now() > deadline)
+      throw new Error(`topics not visible on ${bootstrap} after ${timeoutMs} ms: ${missing.join(', ')}`);
+    try {
+      const known = (await clusterMetadata(bootstrap, 5000, properties)).topics;
+      missing = topics.filter((topic) => !known.has(topic));
+    } catch {
+      // No broker answered this time; the deadline bounds the retries.
+    }
+    if (missing.length > 0) await new Promise((r) => setTimeout(r, 100));
   }
 }
 
