@@ -93,7 +93,7 @@ export const test = suite();
  * skipped, the runner reports it).
  *
  * @example
- *   when(await kafkaRestartable(), 'the broker is not a Mokapi this test can restart')('restart', async () => {…});
+ *   when(await kafkaRestartable(), 'needs a broker of its own to restart')('restart', async () => {…});
  */
 export function when<T>(condition: boolean, reason: string, run: Test<T> = test as Test<T>): Test<T>['only'] {
   if (condition) return (name, handler) => run(name, handler);

@@ -16,7 +16,7 @@ test.after(async () => {
   await kafka?.stop();
 });
 
-/** Reads until `count` messages arrived (Mokapi may need seconds for a group's first fetch). */
+/** Reads until `count` messages arrived (a group's first fetch follows its join: seconds under load). */
 async function consumeAtLeast(consumer: BrokerConsumer, count: number, deadlineMs = 30_000) {
   const messages: ConsumedMessage[] = [];
   const deadline = Date.now() + deadlineMs;

@@ -1,5 +1,5 @@
 /**
- * `streamfold run <config>` as a process, on Mokapi and MongoDB (jongodb or MONGODB_URL):
+ * `streamfold run <config>` as a process, on Kafka (the run's broker) and MongoDB (jongodb or MONGODB_URL):
  * readiness over HTTP, aggregated output, the items route, and a graceful SIGTERM.
  */
 import { spawn } from 'node:child_process';
@@ -23,7 +23,7 @@ async function until(what: string, check: () => Promise<boolean>, timeoutMs = 60
 }
 
 test('run: ready over HTTP, aggregates, items route, SIGTERM exits 0 after a graceful stop', async () => {
-  // Five topics of two partitions: a set Mokapi 0.52 serves (see test/support/kafka.ts).
+  // Five topics of two partitions (also a set the Mokapi stand-in serves, see test/support/kafka.ts).
   const started = await Promise.allSettled([
     startKafka({ topics: { customers: 2, orders: 2, items: 2, internal: 2, output: 2 } }),
     startMongo(),

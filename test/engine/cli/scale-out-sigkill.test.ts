@@ -30,7 +30,7 @@ import { test } from '../../support/suite.ts';
 const REPEAT = Number(process.env.REPEAT ?? 1);
 const PARTITIONS = 3;
 const EVENTS = 450;
-/** Long topic names: librdkafka 2.12 mis-parses Mokapi's metadata of many short ones (test-infra.md). */
+/** Long topic names: on the Mokapi stand-in, librdkafka 2.12 mis-parses the metadata of many short ones (test-infra.md). */
 const TOPIC = (node: string) => `scale-out-${node}-topic`;
 const NODES = [...DIAMOND.nodes, 'internal', 'output'];
 /** One consumer group per node, and the internal updates'. */

@@ -83,10 +83,10 @@ async function start(config: Config): Promise<{ engine: RunningEngine; store: Mo
   return { engine, store };
 }
 
-/** Waits until `check` holds, polling; Mokapi starts a new group at the end of its topics, so
- *  input is produced only once every group has joined (the engine's and the reader's). The bound
- *  is generous: with the other core busy (the suite runs two files at once), Mokapi's replies can
- *  exceed the clients' 3 s socket timeout and four groups then take several rejoins. */
+/** Waits until `check` holds, polling; a new group starts at the end of its topics (librdkafka's
+ *  default `auto.offset.reset`), so input is produced only once every group has joined (the
+ *  engine's and the reader's). The bound is generous: the suite runs two files at once on two
+ *  cores, and four groups may take several rebalances. */
 async function until(what: string, check: () => Promise<boolean>, timeoutMs = 90_000) {
   for (const deadline = Date.now() + timeoutMs; !(await check()); ) {
     if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);

@@ -65,7 +65,8 @@ test.before(async () => {
     KAFKA_ERRORS_TOPIC_NAME: kafka.topic('errors'),
     KAFKA_CONSUMER_GROUP: 'notification-test',
   });
-  // Mokapi starts a new group at the end of the topic: produce only once the group has its partition.
+  // A new group starts at the end of the topic (auto.offset.reset=latest, librdkafka's default):
+  // produce only once the group has its partition.
   await server.kafka?.assigned;
   producer = createKafkaBroker({ properties: kafka.properties }).producer();
   await producer.connect();

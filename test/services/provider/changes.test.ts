@@ -38,7 +38,7 @@ function startService(overrides: Record<string, string> = {}) {
     PROVIDERS_CHANGES_TOPIC: topic,
     KAFKA_BROKERS: brokers!,
     KAFKA_PROPERTIES: JSON.stringify(properties),
-    // A fresh Mokapi connection may need several socket timeouts (3 s each) on a loaded machine.
+    // Bounds a lost acknowledgement generously: both cores are busy while the suite runs.
     KAFKA_ACK_TIMEOUT_MS: '60000',
     // Rounds run when a test asks (resendPending), not on their own in the middle of a test.
     PROVIDERS_RESEND_SECONDS: '0',

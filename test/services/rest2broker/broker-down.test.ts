@@ -14,9 +14,9 @@ let service: Rest2Broker;
 let base: string;
 
 /**
- * A fresh Mokapi connection may need several socket timeouts (3 s each) on a loaded machine: fresh
- * producers try for up to 60 s. Each keeps a short timeout, which also bounds its flush and
- * disconnect against the stopped broker at the end.
+ * Fresh producers try for up to 60 s (a real broker answers the first; a fresh Mokapi connection
+ * may need several socket timeouts on a loaded machine). Each keeps a short timeout, which also
+ * bounds its flush and disconnect against the stopped broker at the end.
  */
 async function connectedProducer(): Promise<BrokerProducer> {
   for (const deadline = Date.now() + 60_000; ; ) {
@@ -54,7 +54,7 @@ test.after(async () => {
 });
 
 test('check-up answers 200 while the broker acknowledges the probe', async () => {
-  // Mokapi may need a few seconds for a fresh connection: retry within a bounded time.
+  // The producer's first acknowledgement may take a moment (Mokapi: seconds): retry within a bound.
   const deadline = Date.now() + 60_000;
   let response = await fetch(`${base}/-/check-up`);
   while (response.status !== 200 && Date.now() < deadline) response = await fetch(`${base}/-/check-up`);

@@ -1,7 +1,8 @@
 /**
  * Reads back what the service produced: a node-rdkafka consumer assigned every partition of the
- * test's topics from offset 0 (no consumer group: Mokapi starts a new group at the end of a
- * topic, so records produced before the group joined would be missed), polled in the background.
+ * test's topics from offset 0 (no group subscription: a new group starts at the end of a topic
+ * with librdkafka's default `auto.offset.reset`, so records produced before it joined would be
+ * missed), polled in the background.
  */
 import Kafka from 'node-rdkafka';
 import type { ConsumedMessage } from '../../../engine/broker/types.ts';
