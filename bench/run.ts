@@ -19,7 +19,7 @@
  * are taken against, measured in the same run), then the engine on each store. Every run is a
  * child process of its own (`bench/harness/child.ts`), so its peak RSS is its own. Prints a table, writes `bench/results/<timestamp>.json`, `bench/results/latest.svg` and the
  * table with the verdicts in Markdown, `bench/results/latest.md`,
- * and on a full run (not --quick) the README's chart `bench/chart.svg`.
+ * and on a full run (not --quick) the chart of bench/README.md, `bench/chart.svg`.
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -374,7 +374,7 @@ writeFileSync(
   join(resultsDir, 'latest.md'),
   `${formatMarkdownTable(rows)}\n\n\`\`\`\ntargets:\n${formatTargets(targets)}\n${context}\n\`\`\`\n`,
 );
-// The README's chart: full runs that include the embedded engine only.
+// bench/README.md's chart: full runs that include the embedded engine only.
 if (!quick && stores.includes('memory')) writeFileSync(join(here, 'chart.svg'), chart);
 const rego = values['no-rego'] ? null : await runRegoBench();
 if (rego !== null) {

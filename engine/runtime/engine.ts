@@ -244,7 +244,7 @@ async function flushAndClose(producer: BrokerProducer): Promise<void> {
  * The internal-updates topic's partition count, asked of the internal producer's cluster, and
  * that producer's key partitioner: what groups internal updates into one message per partition.
  * The count is read once: adding partitions to that topic moves keys to other partitions (as
- * for any keyed Kafka topic), so it is done with every instance stopped (README, Scaling out).
+ * for any keyed Kafka topic), so it is done with every instance stopped (engine/README.md, Scaling out).
  */
 async function internalUpdatesRoute(
   broker: Broker,

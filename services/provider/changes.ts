@@ -1,6 +1,6 @@
 import type { ProviderView } from './stored-provider.ts';
 
-/** A change of one provider in the engine's input format (README "Input messages"), without secrets. */
+/** A change of one provider in the engine's input format (engine/README.md, "Input messages"), without secrets. */
 export interface ProviderChange {
   readonly key: { readonly tenantId: string; readonly providerId: string };
   readonly value: {

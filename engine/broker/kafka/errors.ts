@@ -16,7 +16,7 @@ export const ERR = {
 
 /**
  * The codes after which an idempotent producer cannot go on, but a new producer (a new producer
- * id) can: the one list, documented in the README's "Producer recovery".
+ * id) can: the one list, documented in engine/README.md, "Producer recovery".
  * - FATAL (-150): librdkafka's own fatal error, raised for the sequence and epoch errors below.
  * - OUT_OF_ORDER_SEQUENCE_NUMBER (45): the broker and the producer disagree on the sequence.
  * - INVALID_PRODUCER_EPOCH (47): the producer id was fenced by a newer epoch.
