@@ -13,7 +13,7 @@ for (const name of EXAMPLES) {
     const { config } = parseConfig(exampleText(name), name);
     const secrets = await resolveSecrets(config, { env });
     assert.ok(secrets.persistenceUrl.startsWith('mongodb://'));
-    assert.is(secrets.connections.kafka!['max.in.flight.requests.per.connection'], '1');
+    assert.is(secrets.connections.kafka!['bootstrap.servers'], '127.0.0.1:9092');
   });
 }
 
