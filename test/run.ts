@@ -19,7 +19,7 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { type LocalKafka, startLocalKafka } from '../local-kafka/cluster.ts';
 import { type Backends, backends, describeBackends, SHARED_KAFKA_ENV } from './support/backends.ts';
 import { logTails, TAIL_LINES, tailOf } from './support/stand-in-log.ts';
@@ -163,11 +163,14 @@ async function main(): Promise<void> {
   const failed = sum((r) => r.failed);
   const skipped = sum((r) => r.skipped);
   process.stdout.write('\n');
-  if (failed > 0 && kafka) {
+  if (kafka) {
     const log = kafka.nodes[0]!.logFile;
-    process.stdout.write(
-      `── last ${TAIL_LINES} lines of the shared broker's log (${log}):\n${tailOf(readFileSync(log, 'utf8'), TAIL_LINES)}\n── end\n`,
-    );
+    // Kept (and its tail printed) when a file failed, else removed with its folder.
+    if (failed > 0)
+      process.stdout.write(
+        `── last ${TAIL_LINES} lines of the shared broker's log (${log}, kept):\n${tailOf(readFileSync(log, 'utf8'), TAIL_LINES)}\n── end\n`,
+      );
+    else rmSync(dirname(log), { recursive: true, force: true });
   }
   for (const r of results.filter((x) => x.failed > 0).sort((a, b) => a.file.localeCompare(b.file))) {
     process.stdout.write(`FAILED ${r.file}\n`);
