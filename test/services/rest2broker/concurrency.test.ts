@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
 import pino from 'pino';
+import { Agent, fetch } from 'undici';
 import { createRest2Broker, type Rest2Broker } from '../../../services/rest2broker/index.ts';
 import { type KafkaFixture, realKafka, startKafka } from '../../support/kafka.ts';
 import { repeatOnStandInDefect } from '../../support/retry.ts';
@@ -21,12 +22,19 @@ const ATTEMPTS = REAL_KAFKA ? 1 : 6;
 const TOPICS = { orders: PARTITIONS };
 
 let kafka: KafkaFixture;
+/**
+ * Every request is in flight at once, over at most 100 connections: a thousand connects at once
+ * overflow the listen backlog of a loaded machine, and a SYN retried past the client's connect
+ * timeout fails the request before it reaches the service (seen once under a load average of 40).
+ */
+const client = new Agent({ connections: 100 });
 
 test.before(async () => {
   kafka = await startKafka({ topics: TOPICS });
 });
 
 test.after(async () => {
+  await client.close();
   await kafka?.stop();
 });
 
@@ -60,7 +68,11 @@ async function startService(topic: string): Promise<{ service: Rest2Broker; base
 function sendAll(base: string, ids: readonly string[]): Promise<Answer[]> {
   return Promise.all(
     ids.map(async (id) => {
-      const response = await fetch(`${base}/orders/${id}`, { method: 'POST', body: JSON.stringify({ id }) });
+      const response = await fetch(`${base}/orders/${id}`, {
+        method: 'POST',
+        body: JSON.stringify({ id }),
+        dispatcher: client,
+      });
       const text = await response.text();
       return {
         status: response.status,
