@@ -16,6 +16,7 @@ export interface Dispatch {
   readonly users: readonly User[];
   readonly channels: readonly Channel[];
   readonly template: Template;
+  /** What templates see as `data`: the `/send` body's, or the event payload. */
   readonly data: unknown;
   /** Fields every message carries whatever the template (email sender, copies). */
   readonly extras?: Partial<Message>;
@@ -40,7 +41,7 @@ export async function dispatch(
           const base = { channel, templateName: template.name as string | undefined };
           let message: Message | undefined;
           try {
-            message = render(template, channel, { ...(data as object), user });
+            message = render(template, channel, { data, user: user.record });
           } catch (error) {
             return {
               ...base,

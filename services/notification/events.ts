@@ -156,7 +156,7 @@ export class EventProcessor {
       settings,
       templates: await this.templatesOf(settings.map((s) => s.templateName)),
       allowed,
-      data: templateData(id, event, step.as),
+      data: step.as.payload,
       emitter: typeof event.metadata?.emitter === 'string' ? event.metadata.emitter : undefined,
     };
     // Recipients in parallel, a bounded number at a time: a 100-recipient event is not 100 round trips in a row.
@@ -259,8 +259,7 @@ export class EventProcessor {
           byTemplate.set(templateName, [...(byTemplate.get(templateName) ?? []), channel]);
         const deliveries = [...byTemplate].map(([templateName, channels]) => ({ templateName, channels }));
         const templates = await this.templatesOf([...byTemplate.keys()]);
-        const as = { name: sent.name, payload: sent.payload ?? {} };
-        return this.messagesTo(user, deliveries, templates, templateData(id, sent, as), allowed);
+        return this.messagesTo(user, deliveries, templates, sent.payload ?? {}, allowed);
       },
       remind: (reminderEvent, user, { schedule, expirationDate, recipients }) =>
         this.reminders.schedule({
@@ -333,13 +332,4 @@ export class EventProcessor {
     }
     return set;
   }
-}
-
-/** What templates see: the payload's fields, and `event` (as the recipient gets it, under the name it applies). */
-function templateData(
-  id: string,
-  event: IncomingEvent,
-  as: { name: string; payload: Record<string, unknown> },
-) {
-  return { ...as.payload, event: { ...event, id, name: as.name, payload: as.payload } };
 }

@@ -51,6 +51,7 @@ export function userRoutes({
       clusters: stored?.clusters ?? [],
       roles: stored?.roles ?? [],
       addresses: stored?.addresses ?? {},
+      record: stored?.record ?? { _id: id },
     };
   }
 

@@ -37,24 +37,33 @@ test.before(async () => {
       phoneNumber: '+391',
       groups: ['doctors'],
       clusters: ['north'],
+      name: 'Ada',
+      surname: 'Lovelace',
     },
-    { _id: 'bob' as never, emailAddress: 'bob@example.com', groups: ['patients'], clusters: ['north'] },
+    {
+      _id: 'bob' as never,
+      emailAddress: 'bob@example.com',
+      groups: ['patients'],
+      clusters: ['north'],
+      name: 'Bob',
+    },
     { _id: 'eve' as never, phoneNumber: '+393', groups: ['patients'], roles: ['nurse'] },
   ]);
   await db.collection('message_templates').insertMany([
     {
       _id: 'welcome' as never,
       name: 'welcome',
-      emailTitle: 'Hello {{name}}',
-      emailMessage: 'Welcome, {{name}}. Your visit: {{toLocale when "en-GB" timeZone="UTC"}}',
-      smsMessage: 'Hi {{name}}',
+      emailTitle: 'Hello {{user.name}}',
+      emailMessage:
+        "Welcome, {{user.name}} {{user.surname}}. Your visit: {{dateFormat data.when format='DD/MM/YYYY HH:mm' tz='Europe/Rome'}}",
+      smsMessage: 'Hi {{user.name}}',
     },
     {
       _id: 'created' as never,
       name: 'appointment-created',
       emailTitle: 'New appointment',
-      emailMessage: 'At {{payload.at}}{{at}}',
-      smsMessage: 'Appointment {{at}}',
+      emailMessage: 'At {{data.at}}, {{user.name}}',
+      smsMessage: 'Appointment {{data.at}}',
     },
   ]);
   server = await startService({
@@ -81,7 +90,7 @@ test('POST /send with a template: the email reaches the SMTP server, rendered, o
     recipients: ['ada'],
     clusters: ['north'],
     templateId: 'welcome',
-    data: { name: 'Ada', when: '2026-01-02T09:30:00Z' },
+    data: { when: '2026-01-02T23:30:00Z' },
     emailSender: 'clinic@example.com',
     emailCarbonCopies: ['cc@example.com'],
   });
@@ -93,8 +102,14 @@ test('POST /send with a template: the email reaches the SMTP server, rendered, o
   assert.ok(toAda, 'ada got the email');
   assert.equal(toAda.from, 'clinic@example.com');
   assert.ok(toAda.to.includes('cc@example.com'), 'the carbon copy is a recipient');
-  assert.match(toAda.data, /Subject: Hello Ada/);
-  assert.match(toAda.data, /Welcome, Ada\. Your visit: 2 Jan 2026, 09:30/);
+  assert.match(toAda.data, /Subject: Hello Ada\r\n/);
+  assert.match(
+    toAda.data,
+    /\r\n\r\nWelcome, Ada Lovelace\. Your visit: 03\/01\/2026 00:30/,
+    'Rome is past midnight',
+  );
+  const toBob = sent.find((m) => m.to.includes('bob@example.com'));
+  assert.match(toBob?.data ?? '', /Subject: Hello Bob\r\n/, 'each recipient sees its own record');
 });
 
 test('POST /send with title and content on SMS: the SMS service gets it; a user without a phone is skipped', async () => {
@@ -103,18 +118,21 @@ test('POST /send with title and content on SMS: the SMS service gets it; a user 
     channels: ['sms'],
     groups: ['patients', 'doctors'],
     messageTitle: 't',
-    messageContent: 'Hi {{who}}',
-    data: { who: 'you' },
+    messageContent: 'Hi {{user.name}}, code {{data.code}}',
+    data: { code: 'A<1>' },
   });
   assert.equal(answer.status, 200);
   assert.deepEqual(await answer.json(), { failures: [] });
   const calls = sms.calls.slice(before);
-  assert.deepEqual(calls.map((c) => (c.body as { receiver: string }).receiver).sort(), ['+391', '+393']);
-  assert.equal(calls[0]?.path, '/send');
-  assert.deepEqual(calls[0]?.body, {
-    receiver: calls[0]?.body && (calls[0].body as { receiver: string }).receiver,
-    body: 'Hi you',
-  });
+  assert.ok(calls.every((c) => c.path === '/send'));
+  assert.deepEqual(
+    calls.map((c) => c.body).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))),
+    [
+      { receiver: '+391', body: 'Hi Ada, code A&lt;1&gt;' },
+      { receiver: '+393', body: 'Hi , code A&lt;1&gt;' },
+    ],
+    '{{ }} escapes HTML; eve has no name',
+  );
 });
 
 test('emailAttachments from the file service (names and objects); a missing file or more than 15 MB fails the delivery', async () => {
@@ -410,7 +428,12 @@ test('an event: settings resolved per user, sent, notifications stored; the same
     [['email', 'SUCCESS']],
   );
   assert.equal(smtp.messages.length - mails, 2);
-  assert.match(smtp.messages.at(-1)?.data ?? '', /At 10:00/, 'the extra field was merged into the payload');
+  const toBob = smtp.messages.slice(mails).find((m) => m.to.includes('bob@example.com'));
+  assert.match(
+    toBob?.data ?? '',
+    /\r\n\r\nAt 10:00, Bob/,
+    'the extra field was merged into the payload, `data`',
+  );
   assert.equal(sms.calls.length - texts, 0, 'bob has no phone, ada gets email only, eve is ignored');
   const again = await post('/notification-events/', event);
   assert.equal(again.status, 200);

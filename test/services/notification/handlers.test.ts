@@ -21,13 +21,16 @@ test.before(async () => {
     ...PATIENTS.map((id) => ({ _id: id as never, emailAddress: `${id}@c.test`, groups: ['patients'] })),
     { _id: 'nurse' as never, emailAddress: 'nurse@c.test', groups: ['staff'] },
   ]);
-  await f.store.templates.insertOne({
-    _id: 'generic',
-    name: 'generic',
-    emailTitle: '{{event.name}}',
-    emailMessage: 'for {{user.id}}',
-    smsMessage: '{{event.name}}',
-  });
+  // One template per event, titled with its name: the mails say which event each recipient got.
+  await f.store.templates.insertMany(
+    DEFAULT_EVENTS.map((eventName) => ({
+      _id: eventName,
+      name: eventName,
+      emailTitle: eventName,
+      emailMessage: 'for {{user._id}}',
+      smsMessage: eventName,
+    })),
+  );
   // Every default event: patients get it by email with reminders (a day before appointments, an
   // hour before plan days), doctors by email and SMS without reminders.
   await f.store.notificationSettings.insertMany(
@@ -35,7 +38,7 @@ test.before(async () => {
       {
         _id: `${eventName}:patients`,
         eventName,
-        templateName: 'generic',
+        templateName: eventName,
         group: 'patients',
         channels: ['email'],
         reminders: [eventName.startsWith('AM/') ? 'P1D' : 'PT1H'],
@@ -43,7 +46,7 @@ test.before(async () => {
       {
         _id: `${eventName}:doctors`,
         eventName,
-        templateName: 'generic',
+        templateName: eventName,
         group: 'doctors',
         channels: ['email', 'sms'],
       },

@@ -31,14 +31,18 @@ test.before(async () => {
   await db
     .collection('users')
     .insertOne({ _id: 'ada' as never, emailAddress: 'ada@example.com', groups: ['patients'] });
-  await db
-    .collection('message_templates')
-    .insertOne({ name: 'visit', emailTitle: '{{event.name}}', emailMessage: 'at {{startDate}}' });
+  await db.collection('message_templates').insertMany(
+    ['AM/AppointmentCreated/v1', 'AM/AppointmentReminder/v1', 'AM/AppointmentDeleted/v1'].map((name) => ({
+      name,
+      emailTitle: name,
+      emailMessage: 'at {{data.startDate}}',
+    })),
+  );
   await db.collection('notifications_settings').insertMany(
     ['AM/AppointmentCreated/v1', 'AM/AppointmentReminder/v1', 'AM/AppointmentDeleted/v1'].map(
       (eventName) => ({
         eventName,
-        templateName: 'visit',
+        templateName: eventName,
         group: 'patients',
         channels: ['email'],
         reminders: ['P1D'],
