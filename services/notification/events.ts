@@ -11,7 +11,7 @@ import { dispatch, type MessageOutcome } from './dispatch.ts';
 import type { IncomingEvent, Step } from './handler.ts';
 import type { ReminderSummary, Reminders } from './reminders.ts';
 import { audienceOf, type NotificationSetting, resolveSettings } from './settings.ts';
-import type { Collections, Stored } from './store.ts';
+import { type Collections, notificationId, type Stored } from './store.ts';
 import type { RenderMessage, Template } from './templates.ts';
 import type { User, Users } from './users.ts';
 
@@ -54,9 +54,6 @@ interface StepContext {
   readonly data: unknown;
   readonly emitter: string | undefined;
 }
-
-/** A notification per (event, recipient): its `_id` is what makes a redelivered event send nothing twice. */
-const notificationId = (eventId: string, userId: string) => `${eventId}:${userId}`;
 
 /**
  * One code path for events from HTTP, Kafka and reminders: store RECEIVED (the event id is the

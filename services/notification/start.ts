@@ -39,7 +39,7 @@ export async function startNotificationService(
   const activeChannels = config.service.activeChannels;
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'streamfold_' });
-  const reminders = new Reminders(store.reminders, reminderBackend(config), logger);
+  const reminders = new Reminders(store.reminders, store.notifications, reminderBackend(config), logger);
   const events = new EventProcessor({
     store,
     users,

@@ -209,6 +209,12 @@ test('an appointment deleted before its reminders: they are aborted and never fi
     },
     { what: 'past the reminder time', clock: '2026-03-04T00:00:00Z', act: TICK, mails: [], active: [] },
   ]);
+  const created = await f.store.notifications.findOne({ _id: 'apt2-c:jill' });
+  assert.deepEqual(
+    created?.reminders.map((r: { schedule: string; status: string }) => [r.schedule, r.status]),
+    [['P1D', 'ABORTED']],
+    'the created event’s notification says so, as the reference keeps reminders there',
+  );
 });
 
 const therapy = (over: Record<string, unknown> = {}) => ({
