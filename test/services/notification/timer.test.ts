@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { type Db, MongoClient } from 'mongodb';
+import { startHttpSink } from '../../support/http-sink.ts';
 import { type MongoFixture, startMongo } from '../../support/mongo.ts';
 import { freePorts } from '../../support/process.ts';
 import { type SmtpSink, startSmtpSink } from '../../support/smtp-sink.ts';
@@ -213,6 +214,41 @@ test('the timer service down at scheduling: the reminder is stored as ERROR on t
   assert.match(reminder?.error?.message ?? '', /503/);
   assert.equal(timer.scheduled.length, scheduled);
   assert.deepEqual(subjects(before), ['AM/AppointmentCreated/v1']);
+});
+
+test('a deployment with the reference’s environment only (TIMER_SERVICE_URL, no TIMER_CALLBACK_URL) starts and has the timer post back to http://<SERVICE_NAME>', async () => {
+  const mail = await startHttpSink();
+  const reference = await startService({
+    MONGODB_URL: mongo.url, // ours: the reference's CRUD_SERVICE_URL stands for it
+    MONGODB_DATABASE: mongo.database,
+    SERVICE_NAME: 'notification-manager',
+    CRUD_SERVICE_URL: 'http://crud-service',
+    USERS_CRUD_NAME: 'users',
+    TEMPLATES_CRUD_NAME: 'message_templates',
+    NOTIFICATIONS_SETTINGS_CRUD_NAME: 'notifications_settings',
+    MAIL_SERVICE_URL: mail.url,
+    TIMER_SERVICE_URL: timer.url,
+  });
+  try {
+    const scheduled = timer.scheduled.length;
+    assert.equal((await reference.post('/notification-events/', created('t-6', 'apt-6'))).status, 200);
+    assert.equal(timer.scheduled.length, scheduled + 1);
+    assert.deepEqual(timer.scheduled.at(-1)?.outputMode, {
+      type: 'rest',
+      method: 'post',
+      protocol: 'http',
+      hostname: 'notification-manager',
+      path: '/notification-events/',
+    });
+    assert.deepEqual(
+      mail.calls.map((c) => [c.path, (c.body as { subject: string }).subject]),
+      [['/send', 'AM/AppointmentCreated/v1']],
+      'the email went through the mail service',
+    );
+  } finally {
+    await reference.close();
+    await mail.stop();
+  }
 });
 
 test.run();
