@@ -97,6 +97,7 @@ export function createNotificationApp(options: NotificationAppOptions): Hono {
       activeChannels,
       userIdHeader: options.userIdHeader,
       groupsHeader: options.groupsHeader,
+      checkSetting: (setting) => checkNotificationSetting(setting),
     }),
   );
 

@@ -272,7 +272,7 @@ test('event settings: create, list, 409 on a duplicate event name, patch, delete
   assert.equal(((await duplicate.json()) as { statusCode: number }).statusCode, 409);
   const list = (await (await fetch(`${base}/event-settings/`)).json()) as { eventName: string }[];
   assert.ok(list.some((s) => s.eventName === 'ACME/Shipped/v1'));
-  const patched = await patch(`/event-settings/${_id}`, { supportedChannels: ['email', 'sms'] });
+  const patched = await patch(`/event-settings/${_id}`, { $set: { supportedChannels: ['email', 'sms'] } });
   assert.deepEqual(((await patched.json()) as { supportedChannels: string[] }).supportedChannels, [
     'email',
     'sms',
@@ -325,16 +325,15 @@ test('notification settings: the reference rules (template exists and has the ch
   });
   const { _id } = (await created.json()) as { _id: string };
   assert.equal(
-    (await patch(`/notification-settings/${_id}`, { templateName: 'reminder' })).status,
+    (await patch(`/notification-settings/${_id}`, { $set: { templateName: 'reminder' } })).status,
     400,
     'reminder has no email',
   );
   const patched = await patch(`/notification-settings/${_id}`, {
-    templateName: 'reminder',
-    channels: ['sms'],
+    $set: { templateName: 'reminder', channels: ['sms'] },
   });
   assert.equal(patched.status, 200);
-  assert.equal((await patch('/notification-settings/nope', { channels: ['sms'] })).status, 404);
+  assert.equal((await patch('/notification-settings/nope', { $set: { channels: ['sms'] } })).status, 404);
 });
 
 test('notification settings: 409 on a second one with the same event, template and selectors, on POST and PATCH', async () => {
@@ -352,14 +351,17 @@ test('notification settings: 409 on a second one with the same event, template a
   assert.equal(other.status, 200, 'one more selector: another audience');
   const { _id } = (await other.json()) as { _id: string };
   assert.equal(
-    (await patch(`/notification-settings/${_id}`, { cluster: 'south' })).status,
+    (await patch(`/notification-settings/${_id}`, { $set: { cluster: 'south' } })).status,
     200,
     'itself is no duplicate',
   );
   const third = (await (await post('/notification-settings', { ...setting, cluster: 'east' })).json()) as {
     _id: string;
   };
-  assert.equal((await patch(`/notification-settings/${third._id}`, { cluster: 'south' })).status, 409);
+  assert.equal(
+    (await patch(`/notification-settings/${third._id}`, { $set: { cluster: 'south' } })).status,
+    409,
+  );
   const count = async (query: string) =>
     (await (await fetch(`${base}/notification-settings/count?${query}`)).json()) as number;
   assert.equal(await count('eventName=Dup/v1'), 3);
@@ -568,7 +570,7 @@ test('PATCH /user/notification-settings: 403 invisible event, 400 unsupported ch
   const renamed = await fetch(`${base}/user-notification-settings/${mine?._id}`, {
     method: 'PATCH',
     headers: as('bob', 'patients'),
-    body: JSON.stringify({ user: 'eve' }),
+    body: JSON.stringify({ $set: { user: 'eve' } }),
   });
   assert.equal(renamed.status, 400);
   const notHis = await fetch(`${base}/user-notification-settings/${mine?._id}`, {
@@ -581,6 +583,127 @@ test('PATCH /user/notification-settings: 403 invisible event, 400 unsupported ch
     headers: as('bob'),
   });
   assert.equal(deleted.status, 204);
+});
+
+test('CRUD-proxy PATCH takes the CRUD’s update operators and validates the resulting document; a body it does not understand is a 400 that changes nothing', async () => {
+  const created = await post('/notification-settings', {
+    eventName: 'Patch/v1',
+    templateName: 'welcome',
+    channels: ['email'],
+    group: 'doctors',
+    reminders: ['P1D'],
+  });
+  const { _id } = (await created.json()) as { _id: string };
+  const path = `/notification-settings/${_id}`;
+  const read = async () => {
+    const { _id: _, ...fields } = (await (await fetch(`${base}${path}`)).json()) as Record<string, unknown>;
+    return fields;
+  };
+  const applied: [unknown, Record<string, unknown>][] = [
+    [
+      { $set: { channels: ['email', 'sms'] }, $unset: { reminders: true } },
+      { eventName: 'Patch/v1', templateName: 'welcome', channels: ['email', 'sms'], group: 'doctors' },
+    ],
+    [
+      { $addToSet: { emitters: 'app' }, $push: { hours: '08:00-12:00' } },
+      {
+        eventName: 'Patch/v1',
+        templateName: 'welcome',
+        channels: ['email', 'sms'],
+        group: 'doctors',
+        emitters: ['app'],
+        hours: ['08:00-12:00'],
+      },
+    ],
+    [
+      { $addToSet: { emitters: { $each: ['app', 'web'] } }, $pull: { hours: '08:00-12:00' } },
+      {
+        eventName: 'Patch/v1',
+        templateName: 'welcome',
+        channels: ['email', 'sms'],
+        group: 'doctors',
+        emitters: ['app', 'web'],
+        hours: [],
+      },
+    ],
+  ];
+  for (const [body, expected] of applied) {
+    const answer = await patch(path, body);
+    assert.equal(answer.status, 200, JSON.stringify(body));
+    assert.deepEqual(await read(), expected, JSON.stringify(body));
+  }
+  const before = await read();
+  const refused: [unknown, RegExp][] = [
+    [{ channels: ['sms'] }, /not update operators: channels/],
+    [{ $rename: { group: 'cluster' } }, /not update operators: \$rename/],
+    [{}, /no field to change/],
+    [{ $set: { bogus: 1 } }, /bogus/],
+    [{ $set: { channels: 'sms' } }, /\/channels/],
+    [{ $unset: { templateName: '' } }, /\/templateName/],
+    [{ $set: { channels: ['push'] } }, /not enabled.*push/],
+    [{ $set: { _id: 'other' } }, /_id cannot change/],
+    [{ $set: { '__proto__.polluted': 1 } }, /not a field path/],
+    [{ $inc: { group: 1 } }, /not a number/],
+  ];
+  for (const [body, message] of refused) {
+    const answer = await patch(path, body);
+    assert.equal(answer.status, 400, JSON.stringify(body));
+    assert.match(((await answer.json()) as { message: string }).message, message, JSON.stringify(body));
+  }
+  assert.deepEqual(await read(), before, 'nothing changed');
+  assert.equal(({} as Record<string, unknown>).polluted, undefined);
+
+  const template = (await (await post('/templates', { name: 'patchable', smsMessage: 'a' })).json()) as {
+    _id: string;
+  };
+  const renamed = await patch(`/templates/${template._id}`, { $set: { smsMessage: 'Hi {{user.name}}' } });
+  assert.equal(renamed.status, 200);
+  assert.equal(((await renamed.json()) as { smsMessage: string }).smsMessage, 'Hi {{user.name}}');
+  assert.equal((await patch(`/templates/${template._id}`, { $set: { name: 'welcome' } })).status, 409);
+  const event = (await (
+    await post('/event-settings/', { eventName: 'Patch/v1', userGroups: ['a'] })
+  ).json()) as {
+    _id: string;
+  };
+  const unset = await patch(`/event-settings/${event._id}`, { $unset: { userGroups: '' } });
+  assert.deepEqual(await unset.json(), { _id: event._id, eventName: 'Patch/v1' });
+});
+
+test('PATCH /user-notification-settings/:id: update operators on the user’s own setting; any change of `user` is a 400', async () => {
+  const created = await post('/notification-settings', {
+    eventName: 'Own/v1',
+    templateName: 'welcome',
+    channels: ['email'],
+    user: 'bob',
+  });
+  const { _id } = (await created.json()) as { _id: string };
+  const own = (body: unknown, user = 'bob') =>
+    fetch(`${base}/user-notification-settings/${_id}`, {
+      method: 'PATCH',
+      headers: as(user),
+      body: JSON.stringify(body),
+    });
+  for (const body of [
+    { $set: { user: 'eve' } },
+    { $unset: { user: '' } },
+    { $set: { user: 'eve' }, $unset: { user: '' } },
+  ]) {
+    const answer = await own(body);
+    assert.equal(answer.status, 400, JSON.stringify(body));
+    assert.match(
+      ((await answer.json()) as { message: string }).message,
+      /user of a setting cannot be changed/,
+    );
+  }
+  assert.equal((await own({ channels: ['sms'] })).status, 400, 'plain fields are no update');
+  assert.equal((await own({ $set: { channels: ['sms'] } }, 'eve')).status, 404, 'not hers');
+  const changed = await own({ $set: { channels: ['sms'], user: 'bob' } });
+  assert.equal(changed.status, 200);
+  assert.deepEqual(((await changed.json()) as { channels: string[] }).channels, ['sms']);
+  assert.deepEqual(
+    ((await (await fetch(`${base}/notification-settings/${_id}`)).json()) as { channels: string[] }).channels,
+    ['sms'],
+  );
 });
 
 test('GET /documentation/json: every route, the body schemas from the zod schemas', async () => {
