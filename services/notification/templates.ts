@@ -27,7 +27,7 @@ const CHANNEL_FIELDS: Record<Channel, readonly string[]> = {
   voice: ['voiceMessage'],
   push: ['pushTitle', 'pushSubtitle', 'pushMessage', 'pushData'],
   // "Messages via whatsapp can only be sent via template": the template name makes the message.
-  whatsapp: ['whatsappTemplateName', 'whatsappTemplateParameters'],
+  whatsapp: ['whatsappTemplateName'],
 };
 
 /** Whether the template has a message for the channel (a notification setting needs one per channel). */

@@ -1,5 +1,9 @@
 import * as assert from 'node:assert/strict';
-import { createRenderer, type TemplateContext } from '../../../services/notification/templates.ts';
+import {
+  createRenderer,
+  hasMessageFor,
+  type TemplateContext,
+} from '../../../services/notification/templates.ts';
 import { test } from '../../support/suite.ts';
 
 const render = createRenderer('it-IT');
@@ -130,6 +134,12 @@ test('a template without a channel’s fields has no message there, except Whats
     content: '',
     whatsappTemplateName: undefined,
   });
+  assert.equal(
+    hasMessageFor({ whatsappTemplateParameters: 'a,b' }, 'whatsapp'),
+    false,
+    'a setting needs the name',
+  );
+  assert.equal(hasMessageFor({ whatsappTemplateName: 'visit' }, 'whatsapp'), true);
 });
 
 test('a template with an unknown helper or a bad time zone throws (its delivery fails, named)', () => {
