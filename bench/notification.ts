@@ -91,7 +91,7 @@ const events = new EventProcessor({
   activeChannels: ['email', 'sms'],
   render,
   deliver: delivery.deliver,
-  reminders: new Reminders(store.reminders, BUILT_IN_SCHEDULER, logger),
+  reminders: new Reminders(store.reminders, store.notifications, BUILT_IN_SCHEDULER, logger),
   logger,
 });
 

@@ -23,7 +23,7 @@ import { IDEMPOTENCY_HEADER, once } from './idempotency.ts';
 import { openApiDocument } from './openapi.ts';
 import { notifyFlowManager, sendBodyOf } from './saga.ts';
 import type { Collections } from './store.ts';
-import { inlineTemplate, type RenderMessage } from './templates.ts';
+import { hasMessageFor, inlineTemplate, type RenderMessage } from './templates.ts';
 import { userRoutes } from './user-routes.ts';
 import type { Users } from './users.ts';
 
@@ -97,6 +97,7 @@ export function createNotificationApp(options: NotificationAppOptions): Hono {
       activeChannels,
       userIdHeader: options.userIdHeader,
       groupsHeader: options.groupsHeader,
+      checkSetting: (setting) => checkNotificationSetting(setting),
     }),
   );
 
@@ -236,7 +237,7 @@ export function createNotificationApp(options: NotificationAppOptions): Hono {
       );
     const template = await store.templates.findOne({ name: setting.templateName });
     if (!template) throw new HttpError(400, `template "${String(setting.templateName)}" not found`);
-    const missing = channels.filter((ch) => render(template, ch, {}) === undefined);
+    const missing = channels.filter((ch) => !hasMessageFor(template, ch));
     if (missing.length > 0)
       throw new HttpError(400, `template "${template.name}" has no message for: ${missing.join(', ')}`);
   }

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { HttpError } from '../kit/index.ts';
 import { CHANNELS } from './config.ts';
 import { durationMs } from './duration.ts';
+import { UPDATE_OPERATORS } from './update-operators.ts';
 
 const names = z.array(z.string().min(1));
 
@@ -129,6 +130,19 @@ export const TEMPLATE_BODY = z.object({
   whatsappTemplateName: templateText,
   whatsappTemplateParameters: templateText,
 });
+
+const fieldOperands = z.record(z.string(), z.unknown()).optional();
+
+/**
+ * The platform CRUD's `PATCH /:id` body the reference's PATCH routes proxy, for the documentation:
+ * `$set` takes the fields of `schema`; the service applies the operators, then validates the
+ * resulting document whole (`update-operators.ts`).
+ */
+export const crudUpdateBody = (schema: z.ZodObject) =>
+  z.strictObject({
+    ...Object.fromEntries(UPDATE_OPERATORS.map((operator) => [operator, fieldOperands])),
+    $set: schema.partial().optional(),
+  });
 
 /** The JSON body parsed by `schema`, or a 400 listing every problem. */
 export async function bodyOf<Schema extends z.ZodType>(

@@ -16,7 +16,10 @@ export interface Message {
   readonly blindCarbonCopies?: readonly string[];
   readonly attachments?: readonly AttachmentRef[];
   /** push */
+  readonly subtitle?: string;
   readonly pushData?: unknown;
+  /** whatsapp: the template the messaging service sends, `content` being its comma-separated parameters. */
+  readonly whatsappTemplateName?: string;
 }
 
 /** The recipient's address on a channel: email address, phone number or device token. */
@@ -117,15 +120,20 @@ export function createDelivery(config: NotificationConfig): Delivery {
           body: message.content,
         });
       case 'whatsapp':
+        // The reference's error and stored message (`sender`, `receiver`, `templateName`, `params`).
+        if (!message.whatsappTemplateName)
+          throw new PermanentError('Missing required template name for WhatsApp message');
         return send(config.MESSAGING_SERVICE_URL, channel, {
           sender: sender.whatsappPhoneNumberId,
           receiver: address,
-          body: message.content,
+          templateName: message.whatsappTemplateName,
+          params: message.content,
         });
       case 'push':
         return send(config.PUSH_SERVICE_URL, channel, {
           deviceToken: address,
           title: message.title,
+          subtitle: message.subtitle,
           body: message.content,
           data: message.pushData,
           androidIntentAction,

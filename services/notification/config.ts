@@ -50,7 +50,15 @@ const ENV = z.object({
   PUSH_SERVICE_URL: httpUrl().optional(),
   FILE_SERVICE_URL: httpUrl().optional(),
   TIMER_SERVICE_URL: httpUrl().optional(),
-  /** This service's base URL as the timer service calls it back (required with TIMER_SERVICE_URL). */
+  /**
+   * The reference's "name of the Notification Manager microservice": the platform reaches a
+   * service as `http://<name>`, so the timer service posts expired reminders there.
+   */
+  SERVICE_NAME: z
+    .string()
+    .regex(/^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$/i, { error: 'expected a host name' })
+    .default('notification-manager'),
+  /** Ours, optional: this service's base URL as the timer service calls it back, when not `http://<SERVICE_NAME>`. */
   TIMER_CALLBACK_URL: httpUrl().optional(),
   DEFAULT_LOCALE: z.string().refine(isLocale, { error: 'expected a BCP 47 language tag' }).default('en'),
   CUSTOM_HANDLERS_FOLDER: z.string().min(1).optional(),
@@ -104,7 +112,11 @@ export const SERVICE_CONFIGURATION = z
   .loose();
 
 export type ServiceConfiguration = z.output<typeof SERVICE_CONFIGURATION>;
-export type NotificationConfig = z.output<typeof ENV> & { readonly service: ServiceConfiguration };
+export type NotificationConfig = z.output<typeof ENV> & {
+  readonly service: ServiceConfiguration;
+  /** Where the timer service posts expired reminders: `TIMER_CALLBACK_URL`, else `http://<SERVICE_NAME>`. */
+  readonly timerCallbackUrl: string;
+};
 
 /** Which service URL variable carries each channel. */
 const CHANNEL_URL: Record<Channel, readonly (keyof z.output<typeof ENV>)[]> = {
@@ -140,14 +152,13 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>): N
     for (const name of kafka)
       if (!parsed[name]) problems.push(`${name}: required with the other KAFKA_* variables, not set`);
   }
-  if (parsed.TIMER_SERVICE_URL && !parsed.TIMER_CALLBACK_URL) {
-    problems.push(
-      'TIMER_CALLBACK_URL: required with TIMER_SERVICE_URL (where the timer service posts expired reminders), not set',
-    );
-  }
   const service = readServiceConfiguration(parsed, problems);
   if (problems.length > 0 || !service) throw new EnvError(problems);
-  return { ...parsed, service };
+  return {
+    ...parsed,
+    service,
+    timerCallbackUrl: parsed.TIMER_CALLBACK_URL ?? `http://${parsed.SERVICE_NAME}`,
+  };
 }
 
 /** The configuration file, or what the service URLs imply without one; undefined after adding its problems. */

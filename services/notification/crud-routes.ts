@@ -2,14 +2,15 @@ import { randomUUID } from 'node:crypto';
 import { Hono } from 'hono';
 import type { Collection } from 'mongodb';
 import { MongoServerError } from 'mongodb';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { HttpError } from '../kit/index.ts';
-import { bodyOf } from './bodies.ts';
+import { bodyOf, parsed } from './bodies.ts';
 import type { Stored } from './store.ts';
+import { applyUpdate } from './update-operators.ts';
 
 export interface CrudOptions<Schema extends z.ZodObject> {
   readonly collection: Collection<Stored>;
-  /** Validates a POST body; its `.partial()` validates a PATCH. */
+  /** Validates a POST body, and the document a PATCH makes. */
   readonly schema: Schema;
   /** For messages: "event settings". */
   readonly what: string;
@@ -25,9 +26,26 @@ const DUPLICATE_KEY = 11000;
 const LIST_LIMIT = 200;
 
 /**
+ * The document a CRUD PATCH body (update operators) makes of `stored`, validated whole by `schema`
+ * (a field the schema does not know is refused) and by `check`: 400 naming every problem.
+ */
+export async function patchedDocument(
+  stored: Stored,
+  body: unknown,
+  schema: z.ZodObject,
+  check?: (doc: Record<string, unknown>) => Promise<void>,
+): Promise<Stored> {
+  const { _id, ...fields } = applyUpdate(stored, body);
+  const doc = { ...parsed(fields, schema.strict()), _id: stored._id } as Stored;
+  await check?.(doc);
+  return doc;
+}
+
+/**
  * What the reference proxies to its CRUD service, on a collection of our own: `GET /` (at most
  * 200, filtered by `?field=value` on the schema's top-level string fields), `GET /count` (same filters), `GET /:id`,
- * `POST /` (answers the new `_id`), `PATCH /:id` (answers the document), `DELETE /:id` (204).
+ * `POST /` (answers the new `_id`), `PATCH /:id` (the CRUD's update operators, answers the
+ * document), `DELETE /:id` (204).
  */
 export function crudRoutes<Schema extends z.ZodObject>(options: CrudOptions<Schema>): Hono {
   const { collection, schema, what, uniqueField, sortBy, check } = options;
@@ -73,19 +91,15 @@ export function crudRoutes<Schema extends z.ZodObject>(options: CrudOptions<Sche
       return c.json({ _id: doc._id });
     })
     .patch('/:id', async (c) => {
-      const body = (await bodyOf(c, schema.partial())) as Record<string, unknown>;
-      if (check) {
-        const stored = await collection.findOne({ _id: c.req.param('id') });
-        if (!stored) throw new HttpError(404, `${what} not found`);
-        await check({ ...stored, ...body });
-      }
-      const updated = await collection
-        .findOneAndUpdate({ _id: c.req.param('id') }, { $set: body }, { returnDocument: 'after' })
-        .catch((error: unknown) => {
-          throw duplicate(error, uniqueField && body[uniqueField]);
-        });
-      if (!updated) throw new HttpError(404, `${what} not found`);
-      return c.json(updated);
+      const body = await bodyOf(c, z.unknown());
+      const stored = await collection.findOne({ _id: c.req.param('id') });
+      if (!stored) throw new HttpError(404, `${what} not found`);
+      const doc = await patchedDocument(stored, body, schema, check);
+      const { matchedCount } = await collection.replaceOne({ _id: doc._id }, doc).catch((error: unknown) => {
+        throw duplicate(error, uniqueField && doc[uniqueField]);
+      });
+      if (matchedCount === 0) throw new HttpError(404, `${what} not found`);
+      return c.json(doc);
     })
     .delete('/:id', async (c) => {
       const { deletedCount } = await collection.deleteOne({ _id: c.req.param('id') });

@@ -1,5 +1,6 @@
 import type { Deliver, Message } from './channels.ts';
 import type { Channel } from './config.ts';
+import { PermanentError } from './retry.ts';
 import type { RenderMessage, Template } from './templates.ts';
 import type { User } from './users.ts';
 
@@ -9,13 +10,18 @@ export interface MessageOutcome {
   readonly channel: Channel;
   readonly templateName?: string;
   readonly service?: Record<string, unknown>;
-  readonly error?: { readonly message: string };
+  /** `retryable`: the channel could not take it for now (network, timeout, 408/429/5xx after the retries). */
+  readonly error?: { readonly message: string; readonly retryable?: true };
 }
+
+/** Whether a message failed only because its channel was unavailable: sending it later may succeed. */
+export const retryable = (message: MessageOutcome) => message.error?.retryable === true;
 
 export interface Dispatch {
   readonly users: readonly User[];
   readonly channels: readonly Channel[];
   readonly template: Template;
+  /** What templates see as `data`: the `/send` body's, or the event payload. */
   readonly data: unknown;
   /** Fields every message carries whatever the template (email sender, copies). */
   readonly extras?: Partial<Message>;
@@ -40,7 +46,7 @@ export async function dispatch(
           const base = { channel, templateName: template.name as string | undefined };
           let message: Message | undefined;
           try {
-            message = render(template, channel, { ...(data as object), user });
+            message = render(template, channel, { data, user: user.record });
           } catch (error) {
             return {
               ...base,
@@ -54,7 +60,12 @@ export async function dispatch(
             const service = await deliver(channel, address, { ...message, ...extras, attachments });
             return { ...base, status: 'SUCCESS', service };
           } catch (error) {
-            return { ...base, status: 'FAILURE', error: { message: (error as Error).message } };
+            const { message } = error as Error;
+            return {
+              ...base,
+              status: 'FAILURE',
+              error: error instanceof PermanentError ? { message } : { message, retryable: true },
+            };
           }
         }),
       );

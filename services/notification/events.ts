@@ -7,11 +7,11 @@ import type { Deliver } from './channels.ts';
 import type { Channel } from './config.ts';
 import { type CustomHandler, type HandlerToolkit, handlerUtils } from './custom-handlers.ts';
 import { DEFAULT_HANDLERS, settingsAudience } from './default-handlers.ts';
-import { dispatch, type MessageOutcome } from './dispatch.ts';
+import { dispatch, type MessageOutcome, retryable } from './dispatch.ts';
 import type { IncomingEvent, Step } from './handler.ts';
 import type { ReminderSummary, Reminders } from './reminders.ts';
 import { audienceOf, type NotificationSetting, resolveSettings } from './settings.ts';
-import type { Collections, Stored } from './store.ts';
+import { type Collections, notificationId, type Stored } from './store.ts';
 import type { RenderMessage, Template } from './templates.ts';
 import type { User, Users } from './users.ts';
 
@@ -43,6 +43,16 @@ const RECIPIENTS_AT_ONCE = 20;
 /** Events fired by reminders: `AM/AppointmentReminder/v1`, `TMM/TherapyReminder/v1`, … */
 const REMINDER_EVENT = /Reminder\/v\d+$/;
 
+/** How an intake wants an event processed. */
+export interface ProcessOptions {
+  /**
+   * A message whose channel was unavailable fails the event (503, left RECEIVED) instead of being
+   * stored as a FAILURE: the Kafka intake retries it, without committing, until the channel takes
+   * it; what was sent is stored, so a retry sends only what is missing.
+   */
+  readonly untilDelivered?: boolean;
+}
+
 /** What every recipient of one step shares. */
 interface StepContext {
   readonly id: string;
@@ -53,10 +63,9 @@ interface StepContext {
   readonly allowed: (channel: Channel) => boolean;
   readonly data: unknown;
   readonly emitter: string | undefined;
+  /** The messages already stored of the recipients being served again (some failed retryably). */
+  readonly before: ReadonlyMap<string, readonly MessageOutcome[]>;
 }
-
-/** A notification per (event, recipient): its `_id` is what makes a redelivered event send nothing twice. */
-const notificationId = (eventId: string, userId: string) => `${eventId}:${userId}`;
 
 /**
  * One code path for events from HTTP, Kafka and reminders: store RECEIVED (the event id is the
@@ -80,7 +89,11 @@ export class EventProcessor {
     this.customHandlers = options.customHandlers ?? new Map();
   }
 
-  async process(event: IncomingEvent, source: Record<string, unknown>): Promise<ProcessedEvent> {
+  async process(
+    event: IncomingEvent,
+    source: Record<string, unknown>,
+    options: ProcessOptions = {},
+  ): Promise<ProcessedEvent> {
     const id = event.id ?? randomUUID();
     const stored = { ...event, _id: id, id, source, status: 'RECEIVED', receivedAt: this.now() };
     try {
@@ -109,9 +122,19 @@ export class EventProcessor {
     if (!(reminder && (await this.reminders.aborted(id)))) {
       if (custom) await this.runCustom(custom, handlerName ?? '', { ...event, id }, allowed);
       else if (handler) {
-        const notified = new Set((await this.notificationsOf(id)).map((n) => n.recipient as string));
+        // Served already: the recipients stored, but for those with a message still to deliver.
+        const stored = await this.notificationsOf(id);
+        const retrying = stored.filter((n) => (n.messages as MessageOutcome[]).some(retryable));
+        const before = new Map(retrying.map((n) => [n.recipient as string, n.messages as MessageOutcome[]]));
+        const notified = new Set(stored.map((n) => n.recipient as string).filter((r) => !before.has(r)));
+        let undelivered = 0;
         for (const step of handler({ ...event, id }, this.now()))
-          await this.runStep(id, event, step, allowed, notified);
+          undelivered += await this.runStep(id, event, step, allowed, notified, before);
+        if (undelivered > 0 && options.untilDelivered)
+          throw new HttpError(
+            503,
+            `${undelivered} messages not delivered yet: a channel service is unavailable`,
+          );
       }
     }
     await this.store.events.updateOne(
@@ -131,14 +154,18 @@ export class EventProcessor {
     return this.store.notifications.find({ 'event.id': eventId }).sort({ _id: 1 }).toArray();
   }
 
-  /** One step: its reminders aborted, then each recipient not notified yet for this event served. */
+  /**
+   * One step: its reminders aborted, then each recipient not notified yet for this event served;
+   * answers how many messages failed retryably.
+   */
   private async runStep(
     id: string,
     event: IncomingEvent,
     step: Step,
     allowed: (channel: Channel) => boolean,
     notified: Set<string>,
-  ): Promise<void> {
+    before: ReadonlyMap<string, readonly MessageOutcome[]>,
+  ): Promise<number> {
     if (step.abortReminders && event.key) await this.reminders.abort(event.key, step.recipients);
     const all = await this.settingsOf(step.as.name);
     const schedule = step.schedule;
@@ -147,7 +174,7 @@ export class EventProcessor {
       step.recipients ? { recipients: step.recipients } : audienceOf(settings),
     );
     const pending = candidates.filter((user) => !notified.has(user.id));
-    if (pending.length === 0) return;
+    if (pending.length === 0) return 0;
     for (const user of pending) notified.add(user.id);
     const context: StepContext = {
       id,
@@ -156,33 +183,52 @@ export class EventProcessor {
       settings,
       templates: await this.templatesOf(settings.map((s) => s.templateName)),
       allowed,
-      data: templateData(id, event, step.as),
+      data: step.as.payload,
       emitter: typeof event.metadata?.emitter === 'string' ? event.metadata.emitter : undefined,
+      before,
     };
+    let undelivered = 0;
     // Recipients in parallel, a bounded number at a time: a 100-recipient event is not 100 round trips in a row.
     for (let start = 0; start < pending.length; start += RECIPIENTS_AT_ONCE) {
-      await Promise.all(
+      const counts = await Promise.all(
         pending.slice(start, start + RECIPIENTS_AT_ONCE).map((user) => this.notifyUser(user, context)),
       );
+      undelivered += counts.reduce((sum, n) => sum + n, 0);
     }
+    return undelivered;
   }
 
-  /** Sends one recipient its messages, sets its reminders, stores its notification. */
-  private async notifyUser(user: User, context: StepContext): Promise<void> {
+  /**
+   * Sends one recipient its messages (those not stored as done already), sets its reminders,
+   * stores its notification; answers how many messages failed retryably.
+   */
+  private async notifyUser(user: User, context: StepContext): Promise<number> {
     const { id, event, settings, templates, allowed, data, emitter } = context;
-    const deliveries = resolveSettings(settings, user, emitter, this.now());
+    const done = (context.before.get(user.id) ?? []).filter((m) => !retryable(m));
+    const deliveries = resolveSettings(settings, user, emitter, this.now()).map((delivery) => ({
+      ...delivery,
+      channels: delivery.channels.filter(
+        (channel) => !done.some((m) => m.channel === channel && m.templateName === delivery.templateName),
+      ),
+    }));
     const schedules = new Set(deliveries.flatMap((d) => d.reminders));
-    const messages = await this.messagesTo(user, deliveries, templates, data, allowed);
+    const messages = [...done, ...(await this.messagesTo(user, deliveries, templates, data, allowed))];
     const reminders = await this.remind(id, event, context.step, user.id, schedules);
-    if (messages.length === 0 && reminders.length === 0) return;
-    await this.store.notifications.insertOne({
-      _id: notificationId(id, user.id),
-      event: { id, name: event.name, key: event.key },
-      recipient: user.id,
-      messages,
-      reminders,
-      createdAt: this.now(),
-    });
+    if (messages.length === 0 && reminders.length === 0) return 0;
+    const _id = notificationId(id, user.id);
+    await this.store.notifications.replaceOne(
+      { _id },
+      {
+        _id,
+        event: { id, name: event.name, key: event.key },
+        recipient: user.id,
+        messages,
+        reminders,
+        createdAt: this.now(),
+      },
+      { upsert: true },
+    );
+    return messages.filter(retryable).length;
   }
 
   /** The template on each channel to one user; a template not found is a FAILURE on its channels. */
@@ -259,8 +305,7 @@ export class EventProcessor {
           byTemplate.set(templateName, [...(byTemplate.get(templateName) ?? []), channel]);
         const deliveries = [...byTemplate].map(([templateName, channels]) => ({ templateName, channels }));
         const templates = await this.templatesOf([...byTemplate.keys()]);
-        const as = { name: sent.name, payload: sent.payload ?? {} };
-        return this.messagesTo(user, deliveries, templates, templateData(id, sent, as), allowed);
+        return this.messagesTo(user, deliveries, templates, sent.payload ?? {}, allowed);
       },
       remind: (reminderEvent, user, { schedule, expirationDate, recipients }) =>
         this.reminders.schedule({
@@ -333,13 +378,4 @@ export class EventProcessor {
     }
     return set;
   }
-}
-
-/** What templates see: the payload's fields, and `event` (as the recipient gets it, under the name it applies). */
-function templateData(
-  id: string,
-  event: IncomingEvent,
-  as: { name: string; payload: Record<string, unknown> },
-) {
-  return { ...as.payload, event: { ...event, id, name: as.name, payload: as.payload } };
 }

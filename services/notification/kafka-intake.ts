@@ -47,8 +47,9 @@ function parse(message: ConsumedMessage) {
  * Events from Kafka, through the same {@link EventProcessor} as `POST /notification-events/`. A
  * batch is committed (commitAcknowledged) only after each of its events is stored and its
  * notifications sent; a bad or unknown event goes to the errors topic, so it never stalls the
- * partition; MongoDB or the broker down (at start too) is retried with backoff until it answers
- * (nothing is committed meanwhile), so the HTTP intake serves whatever Kafka does.
+ * partition; MongoDB, a channel service or the broker down (at start too) is retried with backoff
+ * until it answers (nothing is committed meanwhile, what was sent is not sent again), so the HTTP
+ * intake serves whatever Kafka does.
  */
 export function startKafkaIntake(options: KafkaIntakeOptions): KafkaIntake {
   const { broker, events, logger } = options;
@@ -94,7 +95,7 @@ export function startKafkaIntake(options: KafkaIntakeOptions): KafkaIntake {
     const done = await persist('event', async () => {
       if (rejected === undefined) {
         try {
-          await events.process(parse(message), { type: 'kafka', ...where });
+          await events.process(parse(message), { type: 'kafka', ...where }, { untilDelivered: true });
           return;
         } catch (error) {
           if (!(error instanceof BadMessage || (error instanceof HttpError && error.status < 500)))

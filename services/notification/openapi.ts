@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { ERROR_BODY_SCHEMA, openApiSchema, type PackageInfo } from '../kit/index.ts';
 import {
+  crudUpdateBody,
   EVENT_BODY,
   EVENT_SETTING_BODY,
   NOTIFICATION_SETTING_BODY,
@@ -40,7 +41,7 @@ function crud(
     [`${path}/count`]: { get: operation(`count ${what}`) },
     [`${path}/{id}`]: {
       get: operation(`read ${what}`, undefined, [404]),
-      patch: operation(`update ${what}`, body.partial(), [404, ...duplicate]),
+      patch: operation(`update ${what} (CRUD update operators)`, crudUpdateBody(body), [404, ...duplicate]),
       delete: operation(`delete ${what}`, undefined, [404]),
     },
   };
@@ -69,7 +70,7 @@ export function openApiDocument(info: PackageInfo) {
       '/user-notification-settings/{id}': {
         patch: operation(
           "update the logged user's own setting",
-          NOTIFICATION_SETTING_BODY.partial(),
+          crudUpdateBody(NOTIFICATION_SETTING_BODY),
           [401, 404],
         ),
         delete: operation("delete the logged user's own setting", undefined, [401, 404]),

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Collection } from 'mongodb';
 import type { Logger } from 'pino';
 import type { IncomingEvent } from './handler.ts';
-import type { Stored } from './store.ts';
+import { notificationId, type Stored } from './store.ts';
 
 /**
  * A reminder as stored: the event it fires at `expirationDate` (its `_id` is the event's id, so a
@@ -33,12 +33,14 @@ export type ReminderRequest = Pick<
   readonly event: Omit<IncomingEvent, 'id'>;
 };
 
-/** What a notification's `reminders` lists, as the reference's notification reminders. */
-export type ReminderSummary = Pick<
-  Reminder,
-  'schedule' | 'expirationDate' | 'status' | 'expirationId' | 'error'
-> & {
+/**
+ * What a notification's `reminders` lists, as the reference's notification reminders: "If the
+ * reminder was processed correctly (`ACTIVE` or `ABORTED`) or not (`ERROR`)". A reminder that
+ * fired stays ACTIVE there, as in the reference (its timer service tells nobody).
+ */
+export type ReminderSummary = Pick<Reminder, 'schedule' | 'expirationDate' | 'expirationId' | 'error'> & {
   readonly id: string;
+  readonly status: 'ACTIVE' | 'ABORTED' | 'ERROR';
 };
 
 /** Where reminders wait for their time: the timer service, or the built-in scheduler (nothing to call). */
@@ -64,11 +66,15 @@ function reminderId({ eventId, recipient, schedule, expirationDate }: ReminderRe
     .slice(0, 24);
 }
 
+/** The reference's status of a reminder: FIRING and SENT are this service's own, ACTIVE to the reference. */
+const referenceStatus = (status: Reminder['status']): ReminderSummary['status'] =>
+  status === 'FIRING' || status === 'SENT' ? 'ACTIVE' : status;
+
 const summary = (r: Reminder): ReminderSummary => ({
   id: r._id,
   schedule: r.schedule,
   expirationDate: r.expirationDate,
-  status: r.status,
+  status: referenceStatus(r.status),
   ...(r.expirationId ? { expirationId: r.expirationId } : {}),
   ...(r.error ? { error: r.error } : {}),
 });
@@ -82,6 +88,8 @@ const summary = (r: Reminder): ReminderSummary => ({
 export class Reminders {
   constructor(
     private readonly reminders: Collection<Reminder>,
+    /** Where each reminder is listed too (the notification of the event that set it, for its recipient). */
+    private readonly notifications: Collection<Stored>,
     private readonly backend: ReminderBackend,
     private readonly logger: Logger,
     private readonly now: () => Date = () => new Date(),
@@ -117,7 +125,10 @@ export class Reminders {
 
   /**
    * Aborts the active reminders of the key (for these recipients only, when given); answers how
-   * many. Aborted here first: a timer service that misses the abort cannot make it fire.
+   * many. As the reference's `abortReminders`: each goes to the backend's abort (`POST /abort`
+   * with its expiration id); "if the Timer Service returns a successfull response, set the
+   * reminder status to ABORTED; if the Timer Service returns an error, catch it and leave the
+   * reminder status to ACTIVE", here and on the notification that lists it.
    */
   async abort(key: string, recipients?: readonly string[]): Promise<number> {
     const active = await this.reminders
@@ -125,21 +136,48 @@ export class Reminders {
       .toArray();
     let aborted = 0;
     for (const reminder of active) {
-      const { modifiedCount } = await this.reminders.updateOne(
-        { _id: reminder._id, status: 'ACTIVE' },
-        { $set: { status: 'ABORTED' } },
-      );
-      if (modifiedCount === 0) continue;
-      aborted++;
-      await this.backend.abort(reminder).catch(async (error: unknown) => {
-        this.logger.warn({ err: error, reminder: reminder._id }, 'timer service abort failed');
+      try {
+        await this.backend.abort(reminder);
+      } catch (error) {
+        this.logger.warn(
+          { err: error, reminder: reminder._id },
+          'timer service abort failed: the reminder stays ACTIVE',
+        );
         await this.reminders.updateOne(
           { _id: reminder._id },
           { $set: { abortError: { message: (error as Error).message } } },
         );
-      });
+        continue;
+      }
+      // Not ACTIVE any more: the built-in scheduler claimed it meanwhile, it fires.
+      const { modifiedCount } = await this.reminders.updateOne(
+        { _id: reminder._id, status: 'ACTIVE' },
+        { $set: { status: 'ABORTED' }, $unset: { abortError: '' } },
+      );
+      if (modifiedCount === 0) continue;
+      await this.markAborted(reminder);
+      aborted++;
     }
     return aborted;
+  }
+
+  /**
+   * The reminder's entry on its notification made ABORTED. The whole list is written back only if
+   * nobody changed it meanwhile (compare-and-set, retried): an update of one array element by
+   * position is more than some MongoDB-compatible stores do.
+   */
+  private async markAborted(reminder: Reminder): Promise<void> {
+    const _id = notificationId(reminder.eventId, reminder.recipient);
+    for (;;) {
+      const current = (await this.notifications.findOne({ _id }))?.reminders as ReminderSummary[] | undefined;
+      if (!current?.some((r) => r.id === reminder._id && r.status !== 'ABORTED')) return;
+      const next = current.map((r) => (r.id === reminder._id ? { ...r, status: 'ABORTED' } : r));
+      const { matchedCount } = await this.notifications.updateOne(
+        { _id, reminders: current },
+        { $set: { reminders: next } },
+      );
+      if (matchedCount === 1) return;
+    }
   }
 
   /** Whether the event is a reminder that was aborted (its firing is then ignored). */

@@ -39,7 +39,7 @@ export async function startNotificationService(
   const activeChannels = config.service.activeChannels;
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'streamfold_' });
-  const reminders = new Reminders(store.reminders, reminderBackend(config), logger);
+  const reminders = new Reminders(store.reminders, store.notifications, reminderBackend(config), logger);
   const events = new EventProcessor({
     store,
     users,
@@ -100,13 +100,13 @@ function startKafka(config: NotificationConfig, events: EventProcessor, logger: 
   });
 }
 
-/** The timer service when `TIMER_SERVICE_URL` is set (config.ts requires its callback URL with it), else the built-in scheduler. */
+/** The timer service when `TIMER_SERVICE_URL` is set ("To schedule reminders … set the TIMER_SERVICE_URL"), else the built-in scheduler. */
 function reminderBackend(config: NotificationConfig) {
-  const { TIMER_SERVICE_URL: url, TIMER_CALLBACK_URL: callbackUrl } = config;
-  if (!url || !callbackUrl) return BUILT_IN_SCHEDULER;
+  const { TIMER_SERVICE_URL: url } = config;
+  if (!url) return BUILT_IN_SCHEDULER;
   return timerService({
     url,
-    callbackUrl,
+    callbackUrl: config.timerCallbackUrl,
     timeoutMs: config.CHANNEL_TIMEOUT_MS,
     retries: config.CHANNEL_RETRIES,
   });

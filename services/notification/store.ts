@@ -3,6 +3,9 @@ import type { NotificationConfig } from './config.ts';
 import type { SendRequest } from './idempotency.ts';
 import type { Reminder } from './reminders.ts';
 
+/** A notification per (event, recipient): its `_id` is what makes a redelivered event send nothing twice. */
+export const notificationId = (eventId: string, userId: string) => `${eventId}:${userId}`;
+
 /** Every document this service stores has a string `_id` (the API's `:id`). */
 export interface Stored extends Document {
   _id: string;

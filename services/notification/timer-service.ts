@@ -8,7 +8,7 @@ const APPLICANT = 'notification-manager';
 export interface TimerServiceOptions {
   /** `TIMER_SERVICE_URL`. */
   readonly url: string;
-  /** `TIMER_CALLBACK_URL`: this service as the timer service reaches it. */
+  /** This service as the timer service reaches it (`TIMER_CALLBACK_URL`, else `http://<SERVICE_NAME>`). */
   readonly callbackUrl: string;
   readonly timeoutMs: number;
   readonly retries: number;

@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { Hono } from 'hono';
+import { z } from 'zod';
 import { HttpError } from '../kit/index.ts';
 import { bodyOf, NOTIFICATION_SETTING_BODY, PATCH_OWN_SETTINGS_BODY } from './bodies.ts';
 import type { Channel } from './config.ts';
+import { patchedDocument } from './crud-routes.ts';
 import { DEFAULT_EVENTS } from './default-handlers.ts';
 import { type NotificationSetting, precedence, targets } from './settings.ts';
 import type { Collections, Stored } from './store.ts';
@@ -14,6 +16,8 @@ export interface UserRoutesOptions {
   readonly activeChannels: readonly Channel[];
   readonly userIdHeader: string;
   readonly groupsHeader: string;
+  /** The rules of every notification setting (the `/notification-settings` PATCH's). */
+  readonly checkSetting: (setting: Record<string, unknown>) => Promise<void>;
 }
 
 /** An event as the logged user sees it (`GET /user/events`). */
@@ -33,6 +37,7 @@ export function userRoutes({
   activeChannels,
   userIdHeader,
   groupsHeader,
+  checkSetting,
 }: UserRoutesOptions): Hono {
   const app = new Hono();
 
@@ -51,6 +56,7 @@ export function userRoutes({
       clusters: stored?.clusters ?? [],
       roles: stored?.roles ?? [],
       addresses: stored?.addresses ?? {},
+      record: stored?.record ?? { _id: id },
     };
   }
 
@@ -93,16 +99,16 @@ export function userRoutes({
 
   app.patch('/user-notification-settings/:id', async (c) => {
     const user = await caller(c.req.header.bind(c.req));
-    const body = await bodyOf(c, NOTIFICATION_SETTING_BODY.partial());
-    if (body.user !== undefined && body.user !== user.id)
-      throw new HttpError(400, 'the user of a setting cannot be changed');
-    const updated = await store.notificationSettings.findOneAndUpdate(
-      { _id: c.req.param('id'), user: user.id },
-      { $set: body },
-      { returnDocument: 'after' },
-    );
-    if (!updated) throw new HttpError(404, 'notification settings of this user not found');
-    return c.json(updated);
+    const body = await bodyOf(c, z.unknown());
+    const stored = await store.notificationSettings.findOne({ _id: c.req.param('id'), user: user.id });
+    if (!stored) throw new HttpError(404, 'notification settings of this user not found');
+    // "the notification setting `user` can not be updated through this endpoint … a 400".
+    const doc = await patchedDocument(stored, body, NOTIFICATION_SETTING_BODY, async (setting) => {
+      if (setting.user !== user.id) throw new HttpError(400, 'the user of a setting cannot be changed');
+      await checkSetting(setting);
+    });
+    await store.notificationSettings.replaceOne({ _id: doc._id, user: user.id }, doc);
+    return c.json(doc);
   });
 
   app.delete('/user-notification-settings/:id', async (c) => {

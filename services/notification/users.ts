@@ -9,6 +9,8 @@ export interface User {
   readonly roles: readonly string[];
   readonly addresses: Partial<Record<Channel, string>>;
   readonly timeZone?: string;
+  /** The whole document of the users collection: what templates see as `user`. */
+  readonly record: Document;
 }
 
 export interface Audience {
@@ -55,6 +57,7 @@ export class Users {
       clusters: strings(doc[f.clusters]),
       roles: strings(doc[f.roles]),
       timeZone: text(doc.timeZone),
+      record: doc,
       addresses: {
         email: text(doc[f.emailAddress]),
         sms: phone,

@@ -37,24 +37,33 @@ test.before(async () => {
       phoneNumber: '+391',
       groups: ['doctors'],
       clusters: ['north'],
+      name: 'Ada',
+      surname: 'Lovelace',
     },
-    { _id: 'bob' as never, emailAddress: 'bob@example.com', groups: ['patients'], clusters: ['north'] },
+    {
+      _id: 'bob' as never,
+      emailAddress: 'bob@example.com',
+      groups: ['patients'],
+      clusters: ['north'],
+      name: 'Bob',
+    },
     { _id: 'eve' as never, phoneNumber: '+393', groups: ['patients'], roles: ['nurse'] },
   ]);
   await db.collection('message_templates').insertMany([
     {
       _id: 'welcome' as never,
       name: 'welcome',
-      emailTitle: 'Hello {{name}}',
-      emailMessage: 'Welcome, {{name}}. Your visit: {{toLocale when "en-GB" timeZone="UTC"}}',
-      smsMessage: 'Hi {{name}}',
+      emailTitle: 'Hello {{user.name}}',
+      emailMessage:
+        "Welcome, {{user.name}} {{user.surname}}. Your visit: {{dateFormat data.when format='DD/MM/YYYY HH:mm' tz='Europe/Rome'}}",
+      smsMessage: 'Hi {{user.name}}',
     },
     {
       _id: 'created' as never,
       name: 'appointment-created',
       emailTitle: 'New appointment',
-      emailMessage: 'At {{payload.at}}{{at}}',
-      smsMessage: 'Appointment {{at}}',
+      emailMessage: 'At {{data.at}}, {{user.name}}',
+      smsMessage: 'Appointment {{data.at}}',
     },
   ]);
   server = await startService({
@@ -81,7 +90,7 @@ test('POST /send with a template: the email reaches the SMTP server, rendered, o
     recipients: ['ada'],
     clusters: ['north'],
     templateId: 'welcome',
-    data: { name: 'Ada', when: '2026-01-02T09:30:00Z' },
+    data: { when: '2026-01-02T23:30:00Z' },
     emailSender: 'clinic@example.com',
     emailCarbonCopies: ['cc@example.com'],
   });
@@ -93,8 +102,14 @@ test('POST /send with a template: the email reaches the SMTP server, rendered, o
   assert.ok(toAda, 'ada got the email');
   assert.equal(toAda.from, 'clinic@example.com');
   assert.ok(toAda.to.includes('cc@example.com'), 'the carbon copy is a recipient');
-  assert.match(toAda.data, /Subject: Hello Ada/);
-  assert.match(toAda.data, /Welcome, Ada\. Your visit: 2 Jan 2026, 09:30/);
+  assert.match(toAda.data, /Subject: Hello Ada\r\n/);
+  assert.match(
+    toAda.data,
+    /\r\n\r\nWelcome, Ada Lovelace\. Your visit: 03\/01\/2026 00:30/,
+    'Rome is past midnight',
+  );
+  const toBob = sent.find((m) => m.to.includes('bob@example.com'));
+  assert.match(toBob?.data ?? '', /Subject: Hello Bob\r\n/, 'each recipient sees its own record');
 });
 
 test('POST /send with title and content on SMS: the SMS service gets it; a user without a phone is skipped', async () => {
@@ -103,18 +118,21 @@ test('POST /send with title and content on SMS: the SMS service gets it; a user 
     channels: ['sms'],
     groups: ['patients', 'doctors'],
     messageTitle: 't',
-    messageContent: 'Hi {{who}}',
-    data: { who: 'you' },
+    messageContent: 'Hi {{user.name}}, code {{data.code}}',
+    data: { code: 'A<1>' },
   });
   assert.equal(answer.status, 200);
   assert.deepEqual(await answer.json(), { failures: [] });
   const calls = sms.calls.slice(before);
-  assert.deepEqual(calls.map((c) => (c.body as { receiver: string }).receiver).sort(), ['+391', '+393']);
-  assert.equal(calls[0]?.path, '/send');
-  assert.deepEqual(calls[0]?.body, {
-    receiver: calls[0]?.body && (calls[0].body as { receiver: string }).receiver,
-    body: 'Hi you',
-  });
+  assert.ok(calls.every((c) => c.path === '/send'));
+  assert.deepEqual(
+    calls.map((c) => c.body).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))),
+    [
+      { receiver: '+391', body: 'Hi Ada, code A&lt;1&gt;' },
+      { receiver: '+393', body: 'Hi , code A&lt;1&gt;' },
+    ],
+    '{{ }} escapes HTML; eve has no name',
+  );
 });
 
 test('emailAttachments from the file service (names and objects); a missing file or more than 15 MB fails the delivery', async () => {
@@ -254,7 +272,7 @@ test('event settings: create, list, 409 on a duplicate event name, patch, delete
   assert.equal(((await duplicate.json()) as { statusCode: number }).statusCode, 409);
   const list = (await (await fetch(`${base}/event-settings/`)).json()) as { eventName: string }[];
   assert.ok(list.some((s) => s.eventName === 'ACME/Shipped/v1'));
-  const patched = await patch(`/event-settings/${_id}`, { supportedChannels: ['email', 'sms'] });
+  const patched = await patch(`/event-settings/${_id}`, { $set: { supportedChannels: ['email', 'sms'] } });
   assert.deepEqual(((await patched.json()) as { supportedChannels: string[] }).supportedChannels, [
     'email',
     'sms',
@@ -307,16 +325,15 @@ test('notification settings: the reference rules (template exists and has the ch
   });
   const { _id } = (await created.json()) as { _id: string };
   assert.equal(
-    (await patch(`/notification-settings/${_id}`, { templateName: 'reminder' })).status,
+    (await patch(`/notification-settings/${_id}`, { $set: { templateName: 'reminder' } })).status,
     400,
     'reminder has no email',
   );
   const patched = await patch(`/notification-settings/${_id}`, {
-    templateName: 'reminder',
-    channels: ['sms'],
+    $set: { templateName: 'reminder', channels: ['sms'] },
   });
   assert.equal(patched.status, 200);
-  assert.equal((await patch('/notification-settings/nope', { channels: ['sms'] })).status, 404);
+  assert.equal((await patch('/notification-settings/nope', { $set: { channels: ['sms'] } })).status, 404);
 });
 
 test('notification settings: 409 on a second one with the same event, template and selectors, on POST and PATCH', async () => {
@@ -334,14 +351,17 @@ test('notification settings: 409 on a second one with the same event, template a
   assert.equal(other.status, 200, 'one more selector: another audience');
   const { _id } = (await other.json()) as { _id: string };
   assert.equal(
-    (await patch(`/notification-settings/${_id}`, { cluster: 'south' })).status,
+    (await patch(`/notification-settings/${_id}`, { $set: { cluster: 'south' } })).status,
     200,
     'itself is no duplicate',
   );
   const third = (await (await post('/notification-settings', { ...setting, cluster: 'east' })).json()) as {
     _id: string;
   };
-  assert.equal((await patch(`/notification-settings/${third._id}`, { cluster: 'south' })).status, 409);
+  assert.equal(
+    (await patch(`/notification-settings/${third._id}`, { $set: { cluster: 'south' } })).status,
+    409,
+  );
   const count = async (query: string) =>
     (await (await fetch(`${base}/notification-settings/count?${query}`)).json()) as number;
   assert.equal(await count('eventName=Dup/v1'), 3);
@@ -410,7 +430,12 @@ test('an event: settings resolved per user, sent, notifications stored; the same
     [['email', 'SUCCESS']],
   );
   assert.equal(smtp.messages.length - mails, 2);
-  assert.match(smtp.messages.at(-1)?.data ?? '', /At 10:00/, 'the extra field was merged into the payload');
+  const toBob = smtp.messages.slice(mails).find((m) => m.to.includes('bob@example.com'));
+  assert.match(
+    toBob?.data ?? '',
+    /\r\n\r\nAt 10:00, Bob/,
+    'the extra field was merged into the payload, `data`',
+  );
   assert.equal(sms.calls.length - texts, 0, 'bob has no phone, ada gets email only, eve is ignored');
   const again = await post('/notification-events/', event);
   assert.equal(again.status, 200);
@@ -545,7 +570,7 @@ test('PATCH /user/notification-settings: 403 invisible event, 400 unsupported ch
   const renamed = await fetch(`${base}/user-notification-settings/${mine?._id}`, {
     method: 'PATCH',
     headers: as('bob', 'patients'),
-    body: JSON.stringify({ user: 'eve' }),
+    body: JSON.stringify({ $set: { user: 'eve' } }),
   });
   assert.equal(renamed.status, 400);
   const notHis = await fetch(`${base}/user-notification-settings/${mine?._id}`, {
@@ -558,6 +583,127 @@ test('PATCH /user/notification-settings: 403 invisible event, 400 unsupported ch
     headers: as('bob'),
   });
   assert.equal(deleted.status, 204);
+});
+
+test('CRUD-proxy PATCH takes the CRUD’s update operators and validates the resulting document; a body it does not understand is a 400 that changes nothing', async () => {
+  const created = await post('/notification-settings', {
+    eventName: 'Patch/v1',
+    templateName: 'welcome',
+    channels: ['email'],
+    group: 'doctors',
+    reminders: ['P1D'],
+  });
+  const { _id } = (await created.json()) as { _id: string };
+  const path = `/notification-settings/${_id}`;
+  const read = async () => {
+    const { _id: _, ...fields } = (await (await fetch(`${base}${path}`)).json()) as Record<string, unknown>;
+    return fields;
+  };
+  const applied: [unknown, Record<string, unknown>][] = [
+    [
+      { $set: { channels: ['email', 'sms'] }, $unset: { reminders: true } },
+      { eventName: 'Patch/v1', templateName: 'welcome', channels: ['email', 'sms'], group: 'doctors' },
+    ],
+    [
+      { $addToSet: { emitters: 'app' }, $push: { hours: '08:00-12:00' } },
+      {
+        eventName: 'Patch/v1',
+        templateName: 'welcome',
+        channels: ['email', 'sms'],
+        group: 'doctors',
+        emitters: ['app'],
+        hours: ['08:00-12:00'],
+      },
+    ],
+    [
+      { $addToSet: { emitters: { $each: ['app', 'web'] } }, $pull: { hours: '08:00-12:00' } },
+      {
+        eventName: 'Patch/v1',
+        templateName: 'welcome',
+        channels: ['email', 'sms'],
+        group: 'doctors',
+        emitters: ['app', 'web'],
+        hours: [],
+      },
+    ],
+  ];
+  for (const [body, expected] of applied) {
+    const answer = await patch(path, body);
+    assert.equal(answer.status, 200, JSON.stringify(body));
+    assert.deepEqual(await read(), expected, JSON.stringify(body));
+  }
+  const before = await read();
+  const refused: [unknown, RegExp][] = [
+    [{ channels: ['sms'] }, /not update operators: channels/],
+    [{ $rename: { group: 'cluster' } }, /not update operators: \$rename/],
+    [{}, /no field to change/],
+    [{ $set: { bogus: 1 } }, /bogus/],
+    [{ $set: { channels: 'sms' } }, /\/channels/],
+    [{ $unset: { templateName: '' } }, /\/templateName/],
+    [{ $set: { channels: ['push'] } }, /not enabled.*push/],
+    [{ $set: { _id: 'other' } }, /_id cannot change/],
+    [{ $set: { '__proto__.polluted': 1 } }, /not a field path/],
+    [{ $inc: { group: 1 } }, /not a number/],
+  ];
+  for (const [body, message] of refused) {
+    const answer = await patch(path, body);
+    assert.equal(answer.status, 400, JSON.stringify(body));
+    assert.match(((await answer.json()) as { message: string }).message, message, JSON.stringify(body));
+  }
+  assert.deepEqual(await read(), before, 'nothing changed');
+  assert.equal(({} as Record<string, unknown>).polluted, undefined);
+
+  const template = (await (await post('/templates', { name: 'patchable', smsMessage: 'a' })).json()) as {
+    _id: string;
+  };
+  const renamed = await patch(`/templates/${template._id}`, { $set: { smsMessage: 'Hi {{user.name}}' } });
+  assert.equal(renamed.status, 200);
+  assert.equal(((await renamed.json()) as { smsMessage: string }).smsMessage, 'Hi {{user.name}}');
+  assert.equal((await patch(`/templates/${template._id}`, { $set: { name: 'welcome' } })).status, 409);
+  const event = (await (
+    await post('/event-settings/', { eventName: 'Patch/v1', userGroups: ['a'] })
+  ).json()) as {
+    _id: string;
+  };
+  const unset = await patch(`/event-settings/${event._id}`, { $unset: { userGroups: '' } });
+  assert.deepEqual(await unset.json(), { _id: event._id, eventName: 'Patch/v1' });
+});
+
+test('PATCH /user-notification-settings/:id: update operators on the user’s own setting; any change of `user` is a 400', async () => {
+  const created = await post('/notification-settings', {
+    eventName: 'Own/v1',
+    templateName: 'welcome',
+    channels: ['email'],
+    user: 'bob',
+  });
+  const { _id } = (await created.json()) as { _id: string };
+  const own = (body: unknown, user = 'bob') =>
+    fetch(`${base}/user-notification-settings/${_id}`, {
+      method: 'PATCH',
+      headers: as(user),
+      body: JSON.stringify(body),
+    });
+  for (const body of [
+    { $set: { user: 'eve' } },
+    { $unset: { user: '' } },
+    { $set: { user: 'eve' }, $unset: { user: '' } },
+  ]) {
+    const answer = await own(body);
+    assert.equal(answer.status, 400, JSON.stringify(body));
+    assert.match(
+      ((await answer.json()) as { message: string }).message,
+      /user of a setting cannot be changed/,
+    );
+  }
+  assert.equal((await own({ channels: ['sms'] })).status, 400, 'plain fields are no update');
+  assert.equal((await own({ $set: { channels: ['sms'] } }, 'eve')).status, 404, 'not hers');
+  const changed = await own({ $set: { channels: ['sms'], user: 'bob' } });
+  assert.equal(changed.status, 200);
+  assert.deepEqual(((await changed.json()) as { channels: string[] }).channels, ['sms']);
+  assert.deepEqual(
+    ((await (await fetch(`${base}/notification-settings/${_id}`)).json()) as { channels: string[] }).channels,
+    ['sms'],
+  );
 });
 
 test('GET /documentation/json: every route, the body schemas from the zod schemas', async () => {

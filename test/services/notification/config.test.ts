@@ -59,15 +59,17 @@ test('the Kafka variables come together', () => {
   );
 });
 
-test('TIMER_SERVICE_URL needs TIMER_CALLBACK_URL', () => {
-  assert.deepEqual(problemsOf({ ...BASE, TIMER_SERVICE_URL: 'http://timer' }), [
-    'TIMER_CALLBACK_URL: required with TIMER_SERVICE_URL (where the timer service posts expired reminders), not set',
-  ]);
+test('TIMER_SERVICE_URL alone enables reminders: the timer posts back to http://<SERVICE_NAME>, TIMER_CALLBACK_URL overrides it', () => {
+  const timer = { ...BASE, TIMER_SERVICE_URL: 'http://timer' };
+  assert.equal(readConfig(timer).timerCallbackUrl, 'http://notification-manager');
+  assert.equal(readConfig({ ...timer, SERVICE_NAME: 'nm' }).timerCallbackUrl, 'http://nm');
   assert.equal(
-    readConfig({ ...BASE, TIMER_SERVICE_URL: 'http://timer', TIMER_CALLBACK_URL: 'http://nm:3000' })
-      .TIMER_CALLBACK_URL,
-    'http://nm:3000',
+    readConfig({ ...timer, SERVICE_NAME: 'nm', TIMER_CALLBACK_URL: 'http://nm.ns:3000' }).timerCallbackUrl,
+    'http://nm.ns:3000',
   );
+  assert.deepEqual(problemsOf({ ...timer, SERVICE_NAME: 'not a host' }), [
+    'SERVICE_NAME: expected a host name (got "not a host")',
+  ]);
 });
 
 test('no channel service at all: named', () => {

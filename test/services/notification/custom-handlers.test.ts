@@ -46,15 +46,24 @@ async function loadProblems(dir: string): Promise<readonly string[]> {
 test.before(async () => {
   f = await startProcessorFixture();
   await f.db.collection('users').insertMany([
-    { _id: 'ada' as never, emailAddress: 'ada@c.test', groups: ['customers'] },
-    { _id: 'bob' as never, emailAddress: 'bob@c.test', groups: ['customers'] },
+    { _id: 'ada' as never, emailAddress: 'ada@c.test', groups: ['customers'], name: 'Ada' },
+    { _id: 'bob' as never, emailAddress: 'bob@c.test', groups: ['customers'], name: 'Bob' },
   ]);
-  await f.store.templates.insertOne({
-    _id: 'order',
-    name: 'order',
-    emailTitle: '{{event.name}} {{order}}',
-    emailMessage: '.',
-  });
+  // The reference's interpolation in sendMessages: `data` the event payload, `user` the user's record.
+  await f.store.templates.insertMany([
+    {
+      _id: 'shipped',
+      name: 'shipped',
+      emailTitle: 'Order {{data.order}} shipped, {{user.name}}',
+      emailMessage: '.',
+    },
+    {
+      _id: 'arriving',
+      name: 'arriving',
+      emailTitle: 'Order {{data.order}} arrives tomorrow, {{user.name}}',
+      emailMessage: '.',
+    },
+  ]);
   await f.store.eventSettings.insertMany([
     { _id: 'shipped', eventName: 'ACME/OrderShipped/v1', handlerName: 'acme-shipping-handler.js' },
     { _id: 'reminder', eventName: 'ACME/DeliveryReminder/v1' },
@@ -65,7 +74,7 @@ test.before(async () => {
     ['ACME/OrderShipped/v1', 'ACME/DeliveryReminder/v1', 'ACME/Broken/v1'].map((eventName) => ({
       _id: eventName,
       eventName,
-      templateName: 'order',
+      templateName: eventName === 'ACME/DeliveryReminder/v1' ? 'arriving' : 'shipped',
       group: 'customers',
       channels: ['email'],
       reminders: ['P1D'],
@@ -129,7 +138,7 @@ test('the reference’s example handler: sends to the users it picks, sets their
   const { notifications } = await events.process(event, { type: 'test' });
   assert.deepEqual(
     f.mailsSince(before),
-    ['ACME/OrderShipped/v1 A-1 → ada'],
+    ['Order A-1 shipped, Ada → ada'],
     'bob is in the group but not picked',
   );
   assert.deepEqual(
@@ -147,7 +156,11 @@ test('the reference’s example handler: sends to the users it picks, sets their
   assert.equal(await f.store.reminders.countDocuments({ key: 'order-1' }), 1, 'nor scheduled twice');
   f.clock = new Date('2026-03-04T10:00:00Z');
   assert.equal(await tick(), 1);
-  assert.deepEqual(f.mailsSince(before + 1), ['ACME/DeliveryReminder/v1 A-1 → ada'], 'to its recipient only');
+  assert.deepEqual(
+    f.mailsSince(before + 1),
+    ['Order A-1 arrives tomorrow, Ada → ada'],
+    'to its recipient only',
+  );
 });
 
 test('a handler that throws leaves the event ERROR (500); a handler name nobody loaded: 400', async () => {

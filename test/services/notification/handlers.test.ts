@@ -21,13 +21,16 @@ test.before(async () => {
     ...PATIENTS.map((id) => ({ _id: id as never, emailAddress: `${id}@c.test`, groups: ['patients'] })),
     { _id: 'nurse' as never, emailAddress: 'nurse@c.test', groups: ['staff'] },
   ]);
-  await f.store.templates.insertOne({
-    _id: 'generic',
-    name: 'generic',
-    emailTitle: '{{event.name}}',
-    emailMessage: 'for {{user.id}}',
-    smsMessage: '{{event.name}}',
-  });
+  // One template per event, titled with its name: the mails say which event each recipient got.
+  await f.store.templates.insertMany(
+    DEFAULT_EVENTS.map((eventName) => ({
+      _id: eventName,
+      name: eventName,
+      emailTitle: eventName,
+      emailMessage: 'for {{user._id}}',
+      smsMessage: eventName,
+    })),
+  );
   // Every default event: patients get it by email with reminders (a day before appointments, an
   // hour before plan days), doctors by email and SMS without reminders.
   await f.store.notificationSettings.insertMany(
@@ -35,7 +38,7 @@ test.before(async () => {
       {
         _id: `${eventName}:patients`,
         eventName,
-        templateName: 'generic',
+        templateName: eventName,
         group: 'patients',
         channels: ['email'],
         reminders: [eventName.startsWith('AM/') ? 'P1D' : 'PT1H'],
@@ -43,7 +46,7 @@ test.before(async () => {
       {
         _id: `${eventName}:doctors`,
         eventName,
-        templateName: 'generic',
+        templateName: eventName,
         group: 'doctors',
         channels: ['email', 'sms'],
       },
@@ -206,6 +209,12 @@ test('an appointment deleted before its reminders: they are aborted and never fi
     },
     { what: 'past the reminder time', clock: '2026-03-04T00:00:00Z', act: TICK, mails: [], active: [] },
   ]);
+  const created = await f.store.notifications.findOne({ _id: 'apt2-c:jill' });
+  assert.deepEqual(
+    created?.reminders.map((r: { schedule: string; status: string }) => [r.schedule, r.status]),
+    [['P1D', 'ABORTED']],
+    'the created event’s notification says so, as the reference keeps reminders there',
+  );
 });
 
 const therapy = (over: Record<string, unknown> = {}) => ({

@@ -46,7 +46,7 @@ test.before(async () => {
     .insertOne({ _id: 'ada' as never, emailAddress: 'ada@example.com', groups: ['patients'] });
   await db
     .collection('message_templates')
-    .insertOne({ name: 'shipped', emailTitle: 'Shipped', emailMessage: 'Order {{order}}' });
+    .insertOne({ name: 'shipped', emailTitle: 'Shipped', emailMessage: 'Order {{data.order}}' });
   await db.collection('notifications_settings').insertOne({
     _id: 's1' as never,
     eventName: 'TMM/TherapyCreated/v1',

@@ -67,7 +67,7 @@ export async function startProcessorFixture(): Promise<ProcessorFixture> {
     instance({ backend = BUILT_IN_SCHEDULER, customHandlers } = {}) {
       const now = () => fixture.clock;
       const users = new Users(store.users, config.service.userFields);
-      const reminders = new Reminders(store.reminders, backend, logger, now);
+      const reminders = new Reminders(store.reminders, store.notifications, backend, logger, now);
       const events = new EventProcessor({
         store,
         users,

@@ -15,8 +15,8 @@ test.before(async () => {
   await f.store.templates.insertOne({
     _id: 'visit',
     name: 'visit',
-    emailTitle: 'Visit {{event.key}} {{event.name}}',
-    emailMessage: 'at {{startDate}}',
+    emailTitle: "Visit on {{dateFormat data.startDate format='D MMM HH:mm'}}",
+    emailMessage: 'at {{data.startDate}}',
   });
   await f.store.notificationSettings.insertMany(
     ['AM/AppointmentCreated/v1', 'AM/AppointmentReminder/v1'].map((eventName) => ({
@@ -111,7 +111,7 @@ test('reminders: scheduled before the event date, only for the interested users,
   const restarted = f.instance();
   assert.equal(await restarted.tick(), 1, 'the P1D reminder, after a restart');
   assert.equal(await restarted.tick(), 0, 'fired once');
-  assert.deepEqual(f.mailsSince(sent), ['Visit apt-1 AM/AppointmentReminder/v1 → ada']);
+  assert.deepEqual(f.mailsSince(sent), ['Visit on 3 Mar 10:00 → ada']);
   const fired = await f.store.reminders.findOne({ schedule: 'P1D' });
   assert.equal(fired?.status, 'SENT');
   assert.equal(

@@ -74,7 +74,11 @@ test('POST /saga/send: the fields read at the metadata paths, sent, the success 
   const metadata = {
     buyer: { id: 'ada' },
     seller: { id: 'bob' },
-    notification: { channels: ['email'], title: 'Order {{value.messagePayload.order}}', text: 'Shipped.' },
+    notification: {
+      channels: ['email'],
+      title: 'Order {{data.value.messagePayload.order}}',
+      text: 'Shipped.',
+    },
     order: 'A-1',
   };
   const answer = await command('saga-1', metadata);

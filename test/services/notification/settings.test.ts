@@ -10,6 +10,7 @@ const ada: User = {
   roles: ['nurse'],
   addresses: {},
   timeZone: 'Europe/Rome',
+  record: { _id: 'ada' },
 };
 const NOON_UTC = new Date('2026-06-01T12:00:00Z'); // 14:00 in Rome (summer time)
 const T = 'tpl';

@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { type Db, MongoClient } from 'mongodb';
+import { startHttpSink } from '../../support/http-sink.ts';
 import { type MongoFixture, startMongo } from '../../support/mongo.ts';
 import { freePorts } from '../../support/process.ts';
 import { type SmtpSink, startSmtpSink } from '../../support/smtp-sink.ts';
@@ -31,14 +32,18 @@ test.before(async () => {
   await db
     .collection('users')
     .insertOne({ _id: 'ada' as never, emailAddress: 'ada@example.com', groups: ['patients'] });
-  await db
-    .collection('message_templates')
-    .insertOne({ name: 'visit', emailTitle: '{{event.name}}', emailMessage: 'at {{startDate}}' });
+  await db.collection('message_templates').insertMany(
+    ['AM/AppointmentCreated/v1', 'AM/AppointmentReminder/v1', 'AM/AppointmentDeleted/v1'].map((name) => ({
+      name,
+      emailTitle: name,
+      emailMessage: 'at {{data.startDate}}',
+    })),
+  );
   await db.collection('notifications_settings').insertMany(
     ['AM/AppointmentCreated/v1', 'AM/AppointmentReminder/v1', 'AM/AppointmentDeleted/v1'].map(
       (eventName) => ({
         eventName,
-        templateName: 'visit',
+        templateName: eventName,
         group: 'patients',
         channels: ['email'],
         reminders: ['P1D'],
@@ -62,6 +67,12 @@ test.after(async () => {
   await client?.close();
   await Promise.all([mongo?.stop(), smtp?.stop(), timer?.stop()]);
 });
+
+/** The statuses of a stored notification's reminders entries. */
+const reminderStatuses = async (notificationId: string) =>
+  ((await db.collection('notifications').findOne({ _id: notificationId as never }))?.reminders ?? []).map(
+    (r: { status: string }) => r.status,
+  );
 
 const subjects = (from: number) => smtp.messages.slice(from).map((m) => /Subject: (.*)/.exec(m.data)?.[1]);
 
@@ -113,6 +124,11 @@ test('a reminder is scheduled on the timer service, and its expiration posted ba
     (await db.collection('notification_reminders').findOne({ expirationId: 'exp-1' }))?.status,
     'SENT',
   );
+  assert.deepEqual(
+    await reminderStatuses('t-1:ada'),
+    ['ACTIVE'],
+    'the notification’s entry keeps a status the reference has',
+  );
 });
 
 test('a crash between storing a reminder and scheduling it: the redelivered event schedules it', async () => {
@@ -134,12 +150,26 @@ test('a crash between storing a reminder and scheduling it: the redelivered even
   assert.equal(await reminders.countDocuments({ key: 'apt-5' }), 1, 'still one reminder');
 });
 
-test('a deletion aborts the reminder on the timer service; an expiration that comes anyway sends nothing', async () => {
+test('a deletion aborts the reminder on the timer service and marks it ABORTED on the stored notification; an expiration that comes anyway sends nothing', async () => {
   await post('/notification-events/', created('t-2', 'apt-2'));
   const expiration = timer.scheduled.at(-1);
   assert.ok(expiration);
+  assert.deepEqual(await reminderStatuses('t-2:ada'), ['ACTIVE']);
   await post('/notification-events/', { ...created('t-2d', 'apt-2'), name: 'AM/AppointmentDeleted/v1' });
   assert.deepEqual(timer.aborted, [expiration.expirationId]);
+  assert.deepEqual(
+    await reminderStatuses('t-2:ada'),
+    ['ABORTED'],
+    'the reference keeps reminders on the notification',
+  );
+  const answer = await post('/notification-events/', created('t-2', 'apt-2'));
+  assert.deepEqual(
+    (
+      (await answer.json()) as { notifications: { reminders: { status: string }[] }[] }
+    ).notifications[0]?.reminders.map((r) => r.status),
+    ['ABORTED'],
+    'the answer of the created event, asked again, says so too',
+  );
   const before = smtp.messages.length;
   assert.equal((await timer.expire(expiration)).status, 200);
   assert.deepEqual(subjects(before), []);
@@ -149,7 +179,7 @@ test('a deletion aborts the reminder on the timer service; an expiration that co
   assert.equal(stored?.status, 'ABORTED');
 });
 
-test('the timer service down at the abort: the reminder is aborted here all the same and never sent', async () => {
+test('the timer service failing the abort: the reminder stays ACTIVE, as the reference leaves it, and a later deletion aborts it', async () => {
   await post('/notification-events/', created('t-3', 'apt-3'));
   const expiration = timer.scheduled.at(-1);
   assert.ok(expiration);
@@ -159,14 +189,15 @@ test('the timer service down at the abort: the reminder is aborted here all the 
     name: 'AM/AppointmentDeleted/v1',
   });
   assert.equal(answer.status, 200);
-  const stored = await db
-    .collection('notification_reminders')
-    .findOne({ expirationId: expiration.expirationId });
-  assert.equal(stored?.status, 'ABORTED');
+  const reminders = db.collection('notification_reminders');
+  const stored = await reminders.findOne({ expirationId: expiration.expirationId });
+  assert.equal(stored?.status, 'ACTIVE');
   assert.match(String(stored?.abortError?.message), /503/);
-  const before = smtp.messages.length;
-  await timer.expire(expiration);
-  assert.deepEqual(subjects(before), []);
+  assert.deepEqual(await reminderStatuses('t-3:ada'), ['ACTIVE']);
+  await post('/notification-events/', { ...created('t-3e', 'apt-3'), name: 'AM/AppointmentDeleted/v1' });
+  assert.deepEqual(timer.aborted.at(-1), expiration.expirationId, 'aborted by the next deletion');
+  assert.equal((await reminders.findOne({ expirationId: expiration.expirationId }))?.status, 'ABORTED');
+  assert.deepEqual(await reminderStatuses('t-3:ada'), ['ABORTED']);
 });
 
 test('the timer service down at scheduling: the reminder is stored as ERROR on the notification, the messages are sent', async () => {
@@ -183,6 +214,41 @@ test('the timer service down at scheduling: the reminder is stored as ERROR on t
   assert.match(reminder?.error?.message ?? '', /503/);
   assert.equal(timer.scheduled.length, scheduled);
   assert.deepEqual(subjects(before), ['AM/AppointmentCreated/v1']);
+});
+
+test('a deployment with the reference’s environment only (TIMER_SERVICE_URL, no TIMER_CALLBACK_URL) starts and has the timer post back to http://<SERVICE_NAME>', async () => {
+  const mail = await startHttpSink();
+  const reference = await startService({
+    MONGODB_URL: mongo.url, // ours: the reference's CRUD_SERVICE_URL stands for it
+    MONGODB_DATABASE: mongo.database,
+    SERVICE_NAME: 'notification-manager',
+    CRUD_SERVICE_URL: 'http://crud-service',
+    USERS_CRUD_NAME: 'users',
+    TEMPLATES_CRUD_NAME: 'message_templates',
+    NOTIFICATIONS_SETTINGS_CRUD_NAME: 'notifications_settings',
+    MAIL_SERVICE_URL: mail.url,
+    TIMER_SERVICE_URL: timer.url,
+  });
+  try {
+    const scheduled = timer.scheduled.length;
+    assert.equal((await reference.post('/notification-events/', created('t-6', 'apt-6'))).status, 200);
+    assert.equal(timer.scheduled.length, scheduled + 1);
+    assert.deepEqual(timer.scheduled.at(-1)?.outputMode, {
+      type: 'rest',
+      method: 'post',
+      protocol: 'http',
+      hostname: 'notification-manager',
+      path: '/notification-events/',
+    });
+    assert.deepEqual(
+      mail.calls.map((c) => [c.path, (c.body as { subject: string }).subject]),
+      [['/send', 'AM/AppointmentCreated/v1']],
+      'the email went through the mail service',
+    );
+  } finally {
+    await reference.close();
+    await mail.stop();
+  }
 });
 
 test.run();
