@@ -23,16 +23,17 @@ const INT64_MAX = 2n ** 63n - 1n;
 const NS_PER_MS = 1_000_000n;
 const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?([Zz]|[+-]\d{2}:\d{2})$/;
 const RFC3339_NANO = layoutNamed('RFC3339Nano');
-const DURATION_UNITS: Record<string, number> = {
-  ns: 1,
-  us: 1e3,
-  µs: 1e3,
-  μs: 1e3,
-  ms: 1e6,
-  s: 1e9,
-  m: 60e9,
-  h: 3600e9,
+const DURATION_UNITS: Record<string, bigint> = {
+  ns: 1n,
+  us: 1_000n,
+  µs: 1_000n,
+  μs: 1_000n,
+  ms: 1_000_000n,
+  s: 1_000_000_000n,
+  m: 60_000_000_000n,
+  h: 3_600_000_000_000n,
 };
+const UINT63 = 2n ** 63n;
 
 /** OPA's reading of a timestamp: the number as an exact int64. */
 function timestamp(name: string, v: Value): bigint {
@@ -63,24 +64,39 @@ function parseRFC3339(name: string, s: string): number | bigint {
   return nanos(name, (seconds - offset) * 1_000_000_000n + BigInt(frac.padEnd(9, '0') || '0'));
 }
 
-function parseDuration(name: string, s: string): number {
-  const re = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)/gy;
-  let rest = s;
-  let sign = 1;
-  if (rest.startsWith('-') || rest.startsWith('+')) {
-    sign = rest.startsWith('-') ? -1 : 1;
-    rest = rest.slice(1);
+/**
+ * Go's `time.ParseDuration`: signed `[0-9]*(.[0-9]*)?unit` pieces, exact int64 nanoseconds (a
+ * fraction is scaled as a double and truncated, as Go does), Go's error texts.
+ */
+function parseDuration(name: string, orig: string): number | bigint {
+  const invalid = () => builtinError(`${name}: time: invalid duration ${JSON.stringify(orig)}`);
+  let s = orig;
+  const negative = s.startsWith('-');
+  if (negative || s.startsWith('+')) s = s.slice(1);
+  if (s === '0') return 0;
+  if (s === '') throw invalid();
+  let total = 0n;
+  while (s !== '') {
+    const piece = /^(\d*)(?:\.(\d*))?/.exec(s)!;
+    const [whole = '', fraction] = [piece[1], piece[2]];
+    if (whole === '' && !fraction) throw invalid();
+    s = s.slice(piece[0].length);
+    const unitText = /^[^.\d]*/.exec(s)![0];
+    if (unitText === '')
+      throw builtinError(`${name}: time: missing unit in duration ${JSON.stringify(orig)}`);
+    s = s.slice(unitText.length);
+    const unit = DURATION_UNITS[unitText];
+    if (unit === undefined)
+      throw builtinError(
+        `${name}: time: unknown unit ${JSON.stringify(unitText)} in duration ${JSON.stringify(orig)}`,
+      );
+    let v = BigInt(whole || '0') * unit;
+    if (fraction) v += BigInt(Math.trunc(Number(`0.${fraction}`) * Number(unit)));
+    total += v;
+    if (total > UINT63) throw invalid();
   }
-  if (rest === '0') return 0;
-  let total = 0;
-  let consumed = 0;
-  for (let m = re.exec(rest); m; m = re.exec(rest)) {
-    total += Number(m[1]) * DURATION_UNITS[m[2]!]!;
-    consumed = re.lastIndex;
-  }
-  if (rest === '' || consumed !== rest.length)
-    throw builtinError(`${name}: time: invalid duration ${JSON.stringify(s)}`);
-  return sign * Math.round(total);
+  if (!negative && total === UINT63) throw invalid();
+  return nanos(name, negative ? -total : total);
 }
 
 /** An instant operand: `ns`, `[ns, tz]` or `[ns, tz, layout]`, read as OPA's `tzTime` does. */

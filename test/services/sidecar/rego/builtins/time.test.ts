@@ -134,4 +134,29 @@ test('time.diff reads the second instant in the first one zone', () => {
   );
 });
 
+// Go's time.ParseDuration, which OPA calls.
+test('time.parse_duration_ns: exact int64 nanoseconds and Go errors', () => {
+  assert.equal(value('time.parse_duration_ns("1.5h")'), 5_400_000_000_000);
+  assert.equal(value('time.parse_duration_ns("-1m30.5s")'), -90_500_000_000);
+  assert.equal(value('time.parse_duration_ns(".5µs")'), 500);
+  assert.equal(value('time.parse_duration_ns("2562047h47m16.854775807s") == 9223372036854775807'), true);
+  assert.equal(value('time.parse_duration_ns("-2562047h47m16.854775808s") == -9223372036854775808'), true);
+  assert.equal(
+    failure('time.parse_duration_ns("2562047h47m16.854775808s")'),
+    'eval_builtin_error: time.parse_duration_ns: time: invalid duration "2562047h47m16.854775808s"',
+  );
+  assert.equal(
+    failure('time.parse_duration_ns("1h1")'),
+    'eval_builtin_error: time.parse_duration_ns: time: missing unit in duration "1h1"',
+  );
+  assert.equal(
+    failure('time.parse_duration_ns("3d")'),
+    'eval_builtin_error: time.parse_duration_ns: time: unknown unit "d" in duration "3d"',
+  );
+  assert.equal(
+    failure('time.parse_duration_ns(".s")'),
+    'eval_builtin_error: time.parse_duration_ns: time: invalid duration ".s"',
+  );
+});
+
 test.run();
