@@ -95,8 +95,13 @@ async function handle(deps: SidecarDeps, node: HttpBindings, log: Logger): Promi
 
   const evaluation = await evaluateRequest(deps, match, incoming, url, log);
   if (evaluation instanceof Response) return evaluation;
-  if (config.STANDALONE) return new Response(null, { status: 200, headers: evaluation.setHeaders });
+  if (config.STANDALONE) return new Response(null, { status: 200, headers: standaloneHeaders(evaluation) });
   return forward(deps, node, evaluation, match.config.responseFlow.policyName, log);
+}
+
+/** Rönd's standalone answer always holds the row-filter header: empty when every row passes. */
+function standaloneHeaders({ setHeaders }: Allowed): Record<string, string> {
+  return Object.fromEntries(Object.entries(setHeaders).map(([name, value]) => [name, value ?? '']));
 }
 
 async function forward(

@@ -34,8 +34,8 @@ export interface Allowed {
   readonly parts: InputParts;
   /** The buffered body when it was read for the policy, else undefined (stream the original). */
   readonly bufferedBody: Buffer | undefined;
-  /** Headers to set on the forwarded request (the row filter). */
-  readonly setHeaders: Record<string, string>;
+  /** Headers to set on the forwarded request (the row filter); null: the caller's is dropped. */
+  readonly setHeaders: Record<string, string | null>;
 }
 
 export async function evaluateRequest(
@@ -104,7 +104,7 @@ export async function evaluateRequest(
     );
   };
 
-  const setHeaders: Record<string, string> = {};
+  const setHeaders: Record<string, string | null> = {};
   // Rönd prints to stdout; here the lines go to the log, at debug level (they may hold the input).
   const print = (line: string) => log.debug({ policy, print: line }, 'policy print');
   try {
@@ -118,7 +118,8 @@ export async function evaluateRequest(
           : rondError(403, POLICY_FAILED, NO_PERMISSIONS_MESSAGE);
       }
       const headerName = (requestFlow.queryOptions.headerName || ROW_FILTER_HEADER).toLowerCase();
-      setHeaders[headerName] = JSON.stringify(query);
+      // As Rönd, no filter is sent when every row passes; a caller's header is dropped all the same.
+      setHeaders[headerName] = query === 'every row' ? null : JSON.stringify(query);
     } else if (!(await policies.decide(policy, input, print)).allowed) {
       decided('denied');
       return rondError(403, POLICY_FAILED, NO_PERMISSIONS_MESSAGE);

@@ -5,7 +5,15 @@
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
-import { compile, type HostBuiltin, type Policy, toJSON, toMongoQuery, type Value } from './rego/index.ts';
+import {
+  admitsEveryRow,
+  compile,
+  type HostBuiltin,
+  type Policy,
+  toJSON,
+  toMongoQuery,
+  type Value,
+} from './rego/index.ts';
 
 /**
  * Rönd's `get_header(name, headers)` builtin: the first value of a header, matched without regard
@@ -21,12 +29,15 @@ export interface PolicySet {
   readonly files: readonly string[];
   /** `{allowed, value}`: `value` is what a response filter returns (the rule's first value). */
   decide(policyName: string, input: unknown, print?: PrintHook): Promise<Decision>;
-  /** The MongoDB query under which the rows pass, or `undefined` when no row can. */
+  /**
+   * The MongoDB query under which the rows pass, `'every row'` when the policy holds without a
+   * condition on them (then Rönd sends no filter), or `undefined` when no row can.
+   */
   rowFilter(
     policyName: string,
     input: unknown,
     print?: PrintHook,
-  ): Promise<Record<string, unknown> | undefined>;
+  ): Promise<Record<string, unknown> | 'every row' | undefined>;
 }
 
 /** Receives the lines of the policy's `print(...)` calls. */
@@ -66,7 +77,9 @@ function policySet(policy: Policy, files: readonly string[]): PolicySet {
     },
     async rowFilter(policyName, input, print) {
       const residual = await policy.partialAsync(ruleRef(policyName), { input, print });
-      return residual.queries.length === 0 ? undefined : toMongoQuery(residual);
+      if (residual.queries.length === 0) return undefined;
+      const query = toMongoQuery(residual);
+      return admitsEveryRow(query) ? 'every row' : query;
     },
   };
 }

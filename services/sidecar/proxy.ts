@@ -26,8 +26,8 @@ export interface UpstreamRequest {
   /** Escaped path and query, as received. */
   readonly pathAndQuery: string;
   readonly rawHeaders: readonly string[];
-  /** Extra or replaced headers (lower-case names), e.g. the row filter. */
-  readonly setHeaders: Record<string, string>;
+  /** Extra or replaced headers (lower-case names), e.g. the row filter; null removes one. */
+  readonly setHeaders: Record<string, string | null>;
   readonly body: Buffer | Readable | null;
   readonly remoteAddress: string | undefined;
   readonly host: string | undefined;
@@ -113,7 +113,7 @@ function forwardHeaders(req: UpstreamRequest): string[] {
     out.push('x-forwarded-for', forwardedFor ? `${forwardedFor}, ${req.remoteAddress}` : req.remoteAddress);
   if (req.host) out.push('x-forwarded-host', req.host);
   out.push('x-forwarded-proto', 'http');
-  for (const [name, value] of Object.entries(req.setHeaders)) out.push(name, value);
+  for (const [name, value] of Object.entries(req.setHeaders)) if (value !== null) out.push(name, value);
   return out;
 }
 

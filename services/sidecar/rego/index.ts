@@ -21,7 +21,7 @@ import { refPath } from './terms.ts';
 import { fromJSON, type Value } from './values.ts';
 
 export type { HostBuiltin } from './host-builtins.ts';
-export { type MongoFilter, RowFilterError } from './mongo.ts';
+export { admitsEveryRow, type MongoFilter, RowFilterError } from './mongo.ts';
 export type { Value } from './values.ts';
 export { fromJSON, RegoObject, RegoSet, toJSON } from './values.ts';
 export { RegoError };

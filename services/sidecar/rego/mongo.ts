@@ -1,8 +1,8 @@
 /**
  * Translates residual queries into a MongoDB filter the way Rönd does: each residual body is
- * `{"$and": [...]}` (`{}` when it has no condition), the bodies together `{"$or": [...]}`; each
- * expression compares one field of
- * the unknown collection (`data.resources[_].a.b` is field `"a.b"`) with a constant.
+ * `{"$and": [...]}`, the bodies together `{"$or": [...]}`; each expression compares one field of
+ * the unknown collection (`data.resources[_].a.b` is field `"a.b"`) with a constant. A body with
+ * no condition lets every row pass, so the whole filter is `{}` (Rönd sends no filter then).
  */
 import type { Body, Expr, Term } from './ast.ts';
 import { formatExpr } from './format.ts';
@@ -31,13 +31,15 @@ export class RowFilterError extends Error {
 export function toMongoQuery(residuals: Body[]): MongoFilter {
   if (residuals.length === 0)
     throw new RowFilterError('policy evaluation failed: no row can satisfy the policy');
-  return {
-    $or: residuals.map((body) => {
-      const conditions = body.flatMap((e) => condition(e));
-      // MongoDB rejects an empty `$and`; a body without conditions matches every row.
-      return conditions.length === 0 ? {} : { $and: conditions };
-    }),
-  };
+  // Every body is translated first, so an expression Mongo cannot express is refused wherever it is.
+  const alternatives = residuals.map((body) => body.flatMap((e) => condition(e)));
+  if (alternatives.some((conditions) => conditions.length === 0)) return {};
+  return { $or: alternatives.map((conditions) => ({ $and: conditions })) };
+}
+
+/** `{}`: the filter of {@link toMongoQuery} when a residual body has no condition. */
+export function admitsEveryRow(filter: MongoFilter): boolean {
+  return Object.keys(filter).length === 0;
 }
 
 function condition(e: Expr): MongoFilter[] {

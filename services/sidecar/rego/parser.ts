@@ -147,6 +147,8 @@ class Parser {
         this.next();
         const path = this.term();
         const alias = this.accept('as') ? this.ident().text : undefined;
+        const refused = refusedImport(path, alias);
+        if (refused) throw new RegoError('rego_parse_error', refused, path.loc);
         imports.push({ path, alias, loc: t.loc });
       } else {
         rules.push(...this.rule());
@@ -495,7 +497,9 @@ class Parser {
         const value: Value = t.text === 'null' ? null : t.text === 'true';
         term = { type: 'scalar', value, loc: t.loc };
       } else {
-        if (KEYWORDS.has(t.text)) this.fail(t, `unexpected ${t.text} keyword`);
+        // `contains` is a keyword in rule heads only: `contains(s, x)` is still the builtin.
+        if (KEYWORDS.has(t.text) && !(t.text === 'contains' && this.is('(')))
+          this.fail(t, `unexpected ${t.text} keyword`);
         // Every `_` is a distinct variable.
         const name = t.text === '_' ? `_$${this.wildcards++}` : t.text;
         term = { type: 'var', name, loc: t.loc };
@@ -633,6 +637,29 @@ class Parser {
     }
     return left;
   }
+}
+
+const FUTURE_KEYWORDS = ['contains', 'every', 'if', 'in'];
+
+/**
+ * OPA's checks of the `future.keywords…` and `rego.v1` imports, which change nothing in a v1
+ * module (every keyword is on) but must name a keyword, and cannot be aliased.
+ */
+function refusedImport(path: Term, alias: string | undefined): string | undefined {
+  const parts =
+    path.type === 'var'
+      ? [path.name]
+      : path.type === 'ref' && path.head.type === 'var'
+        ? [path.head.name, ...path.path.map((p) => (p.type === 'scalar' ? p.value : undefined))]
+        : [];
+  if (parts[0] === 'rego' && (parts.length !== 2 || parts[1] !== 'v1'))
+    return `invalid import \`${parts.join('.')}\`, must be \`rego.v1\``;
+  if (parts[0] !== 'future') return undefined;
+  if (parts[1] !== 'keywords' || parts.length > 3) return 'invalid import, must be `future.keywords`';
+  if (alias !== undefined) return '`future` imports cannot be aliased';
+  if (parts.length === 3 && !FUTURE_KEYWORDS.includes(parts[2] as string))
+    return `unexpected keyword, must be one of [${FUTURE_KEYWORDS.join(' ')}]`;
+  return undefined;
 }
 
 /** Integers beyond 2^53 stay exact as BigInts; other numbers are doubles. */

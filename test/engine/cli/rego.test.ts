@@ -5,10 +5,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as assert from 'uvu/assert';
+import { conformanceCasesDir } from '../../services/sidecar/rego/helpers.ts';
 import { test } from '../../support/suite.ts';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
-const CASES = join(root, '../shared/conformance/opa/v1');
+const CASES = conformanceCasesDir();
 
 function cli(args: string[]) {
   const result = spawnSync(process.execPath, ['bin/streamfold.js', 'rego', ...args], {

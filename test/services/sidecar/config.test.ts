@@ -235,6 +235,10 @@ test('STANDALONE=true: /eval routes answer the decision and the row filter heade
     assert.deepEqual(JSON.parse(rows.headers.get('acl_rows') ?? ''), {
       $or: [{ $and: [{ owner: { $eq: 'u5' } }] }],
     });
+    // Rönd echoes the header it would forward: empty when every row passes.
+    const everyRow = await fetch(`${sidecar.base}/eval/rows/iterate-only`, { headers: { acl_rows: '{}' } });
+    assert.equal(everyRow.status, 200);
+    assert.equal(everyRow.headers.get('acl_rows'), '');
     assert.equal((await fetch(`${sidecar.base}/eval/unknown`)).status, 403);
     // Rönd opamiddleware_test "injects correct path removing prefix" / "... removing only one
     // prefix": the route is the path without one prefix; the policy sees the whole path.

@@ -3,10 +3,11 @@
  * v1.5, RSA-PSS, ECDSA). Keys: PEM certificates or public keys, JWK or JWK sets. jose verifies
  * asynchronously, so the verifying builtins are asynchronous: `evalAsync` runs them.
  */
-import { compactVerify, importJWK, importSPKI, importX509, type JWK } from 'jose';
+import { createPublicKey, type JsonWebKey, type KeyObject, X509Certificate } from 'node:crypto';
+import { compactVerify } from 'jose';
 import { asyncBuiltin } from '../async-calls.ts';
-import { builtinError } from '../errors.ts';
-import { fromJSON, RegoObject, typeName, type Value } from '../values.ts';
+import { BuiltinError, builtinError } from '../errors.ts';
+import { formatValue, fromJSON, RegoObject, typeName, type Value } from '../values.ts';
 import { type BuiltinContext, type BuiltinTable, obj, str } from './types.ts';
 
 interface Token {
@@ -54,39 +55,59 @@ function parseJSON(buf: Buffer, what: string): Value {
   }
 }
 
-type Key = Awaited<ReturnType<typeof importJWK>>;
+type Key = KeyObject | Uint8Array;
 
-/** The keys to verify with: a secret for HMAC; a PEM (certificate or key), a JWK or a JWK set. */
-async function keysFor(alg: string, material: string): Promise<Key[]> {
-  if (alg.startsWith('HS')) return [new TextEncoder().encode(material)];
-  const text = material.trim();
-  if (!text.startsWith('{')) {
-    try {
-      return [text.includes('BEGIN CERTIFICATE') ? await importX509(text, alg) : await importSPKI(text, alg)];
-    } catch {
-      throw builtinError('failed to parse a PEM key');
+/** One PEM block: its type and base64 body; the line ending after `-----END …-----` belongs to it. */
+const PEM_BLOCK = /-----BEGIN ([^\r\n]*?)-----[ \t]*\r?\n([\s\S]*?)-----END \1-----[ \t]*(?:\r?\n)?/;
+
+/**
+ * The public keys of `material`, read as OPA's getKeysFromCertOrJWK does: one PEM block, a
+ * CERTIFICATE or a PUBLIC KEY and nothing after it, else a JWK or JWK set. Its errors are OPA's
+ * texts; the reasons after a colon are Go's usual ones, not the parser's own words.
+ */
+function publicKeys(material: string): KeyObject[] {
+  const pem = PEM_BLOCK.exec(material);
+  if (pem) {
+    if (pem.index + pem[0].length < material.length)
+      throw builtinError('extra data after a PEM certificate block');
+    const der = Buffer.from(pem[2]!.replace(/\s+/g, ''), 'base64');
+    if (pem[1] === 'CERTIFICATE') {
+      try {
+        return [new X509Certificate(der).publicKey];
+      } catch {
+        throw builtinError('failed to parse a PEM certificate: x509: malformed certificate');
+      }
     }
+    if (pem[1] === 'PUBLIC KEY') {
+      try {
+        return [createPublicKey({ key: der, format: 'der', type: 'spki' })];
+      } catch {
+        throw builtinError('failed to parse a PEM public key: x509: malformed public key');
+      }
+    }
+    throw builtinError('failed to extract a Key from the PEM certificate');
   }
   let jwk: { keys?: unknown[] };
   try {
-    jwk = JSON.parse(text) as { keys?: unknown[] };
-  } catch {
-    throw builtinError('failed to parse a JWK key (set)');
+    jwk = JSON.parse(material) as { keys?: unknown[] };
+  } catch (err) {
+    throw builtinError(`failed to parse a JWK key (set): ${(err as Error).message}`);
   }
-  const keys: Key[] = [];
-  // In a set, keys of another type or curve than the algorithm's are skipped, as OPA does.
+  const keys: KeyObject[] = [];
+  // Keys that are no public key (or that Node cannot read) verify nothing: skipped.
   for (const k of Array.isArray(jwk.keys) ? jwk.keys : [jwk]) {
     try {
-      keys.push(await importJWK(k as JWK, alg));
+      keys.push(createPublicKey({ key: k as JsonWebKey, format: 'jwk' }));
     } catch {}
   }
   return keys;
 }
 
 /** Whether one of the keys verifies the token's signature with `alg` (jose checks the header's alg too). */
-async function verifySignature(jwt: string, alg: string, material: string): Promise<boolean> {
+async function verifySignature(jwt: string, alg: string, keys: Key[]): Promise<boolean> {
   if (!ALGORITHMS.includes(alg)) return false;
-  for (const key of await keysFor(alg, material)) {
+  // A key of another type or curve than the algorithm's does not verify (jose refuses it).
+  for (const key of keys) {
     try {
       await compactVerify(jwt, key, { algorithms: [alg] });
       return true;
@@ -97,42 +118,91 @@ async function verifySignature(jwt: string, alg: string, material: string): Prom
 
 const ALGORITHMS = ['HS', 'RS', 'PS', 'ES'].flatMap((f) => ['256', '384', '512'].map((b) => `${f}${b}`));
 
+/** OPA names the builtin before the reason of each of its errors. */
+function withName(name: string, err: unknown): unknown {
+  return err instanceof BuiltinError && !err.detail.startsWith(`${name}: `)
+    ? new BuiltinError(err.code, `${name}: ${err.detail}`)
+    : err;
+}
+
+function named<T>(name: string, run: () => Promise<T>): Promise<T> {
+  return Promise.resolve()
+    .then(run)
+    .catch((err) => {
+      throw withName(name, err);
+    });
+}
+
 function verifier(alg: string) {
-  return asyncBuiltin(2, async (args, name) => {
-    const jwt = str(name, args, 0);
-    parseToken(jwt);
-    return verifySignature(jwt, alg, str(name, args, 1));
-  });
+  return asyncBuiltin(2, (args, name) =>
+    named(name, async () => {
+      const jwt = str(name, args, 0);
+      parseToken(jwt);
+      const material = str(name, args, 1);
+      const keys = alg.startsWith('HS') ? [new TextEncoder().encode(material)] : publicKeys(material);
+      return verifySignature(jwt, alg, keys);
+    }),
+  );
+}
+
+interface Constraints {
+  keys?: KeyObject[];
+  secret?: string;
+  alg?: string;
+  iss?: string;
+  aud?: string;
+  timeNs?: number;
+}
+
+const STRING_CONSTRAINTS = ['secret', 'alg', 'iss', 'aud'] as const;
+
+/** The constraints object of `decode_verify`, checked as OPA's parseTokenConstraints does. */
+function constraintsOf(given: RegoObject): Constraints {
+  const c: Constraints = {};
+  for (const [key, v] of given.sortedPairs()) {
+    if (key === 'cert') {
+      if (typeof v !== 'string') throw builtinError('cert constraint: must be a string');
+      c.keys = publicKeys(v);
+    } else if (key === 'time') {
+      if (typeName(v) !== 'number') throw builtinError('token time constraint: must be a number');
+      if (Number(v) < 0) throw builtinError('token time constraint: must not be negative');
+      c.timeNs = Number(v);
+    } else if (STRING_CONSTRAINTS.includes(key as (typeof STRING_CONSTRAINTS)[number])) {
+      if (typeof v !== 'string') throw builtinError(`${key} constraint: must be a string`);
+      c[key as (typeof STRING_CONSTRAINTS)[number]] = v;
+    } else {
+      const shown = typeof key === 'string' ? key : formatValue(key);
+      throw builtinError(`unknown token validation constraint: ${shown}`);
+    }
+  }
+  const keyConstraints = (c.keys ? 1 : 0) + (c.secret ? 1 : 0);
+  if (keyConstraints > 1) throw builtinError('duplicate key constraints');
+  if (keyConstraints < 1) throw builtinError('no key constraint');
+  return c;
 }
 
 async function decodeVerify(args: Value[], name: string, ctx: BuiltinContext): Promise<Value> {
+  const c = constraintsOf(obj(name, args, 1));
   const jwt = str(name, args, 0);
-  const constraints = obj(name, args, 1);
   const invalid: Value = [false, new RegoObject(), new RegoObject()];
   const token = parseToken(jwt);
-  const alg = constraints.get('alg');
-  if (typeof alg === 'string' && alg !== token.alg) return invalid;
-  const cert = constraints.get('cert');
-  const secret = constraints.get('secret');
-  const material = typeof cert === 'string' ? cert : typeof secret === 'string' ? secret : undefined;
-  if (material === undefined) throw builtinError(`${name}: no key or secret provided`);
-  if (typeof cert === 'string' && token.alg.startsWith('HS')) return invalid;
-  if (!(await verifySignature(jwt, token.alg, material))) return invalid;
+  if (c.alg !== undefined && c.alg !== token.alg) return invalid;
+  // Public keys are the only ones trusted when given: an HMAC token never passes with them.
+  const keys = c.keys ?? [new TextEncoder().encode(c.secret)];
+  if (c.keys && token.alg.startsWith('HS')) return invalid;
+  if (!(await verifySignature(jwt, token.alg, keys))) return invalid;
   const payload = token.payload instanceof RegoObject ? token.payload : new RegoObject();
-  const timeNs = constraints.get('time');
-  const nowSeconds = (typeName(timeNs ?? null) === 'number' ? Number(timeNs) : ctx.nowNs) / 1e9;
+  const nowSeconds = (c.timeNs ?? ctx.nowNs) / 1e9;
   const exp = payload.get('exp');
   if (typeof exp === 'number' && nowSeconds >= exp) return invalid;
   const nbf = payload.get('nbf');
   if (typeof nbf === 'number' && nowSeconds < nbf) return invalid;
-  const iss = constraints.get('iss');
-  if (iss !== undefined && payload.get('iss') !== iss) return invalid;
-  const aud = constraints.get('aud');
+  if (c.iss !== undefined && payload.get('iss') !== c.iss) return invalid;
   const tokenAud = payload.get('aud');
   if (
-    aud === undefined
+    c.aud === undefined
       ? tokenAud !== undefined
-      : !(tokenAud === aud || (Array.isArray(tokenAud) && tokenAud.includes(aud)))
+      : !(tokenAud === c.aud || (Array.isArray(tokenAud) && tokenAud.includes(c.aud)))
   )
     return invalid;
   return [true, token.header, token.payload];
@@ -142,10 +212,16 @@ export const jwt: BuiltinTable = {
   'io.jwt.decode': {
     arity: 1,
     fn: (args, name) => {
-      const token = parseToken(str(name, args, 0));
-      return [token.header, token.payload, token.signature.toString('hex')];
+      try {
+        const token = parseToken(str(name, args, 0));
+        return [token.header, token.payload, token.signature.toString('hex')];
+      } catch (err) {
+        throw withName(name, err);
+      }
     },
   },
-  'io.jwt.decode_verify': asyncBuiltin(2, decodeVerify),
+  'io.jwt.decode_verify': asyncBuiltin(2, (args, name, ctx) =>
+    named(name, () => decodeVerify(args, name, ctx)),
+  ),
   ...Object.fromEntries(ALGORITHMS.map((alg) => [`io.jwt.verify_${alg.toLowerCase()}`, verifier(alg)])),
 };

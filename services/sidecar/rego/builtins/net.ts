@@ -72,6 +72,32 @@ function containsIP(c: Cidr, v6: boolean, value: bigint): boolean {
   return c.v6 === v6 && value >= c.base && value < c.base + size(c);
 }
 
+/**
+ * An element of `net.cidr_merge`, as OPA reads it: a CIDR, or a bare IPv4 address with Go's
+ * classful default mask (/8, /16 or /24 by its first octet); a bare IPv6 address has no default.
+ */
+function mergeable(name: string, s: string): { range: Cidr; text: string } {
+  const ip = parseIP(s);
+  if (!ip) {
+    const range = cidrOrFail(name, s);
+    return { range, text: cidrText(range) };
+  }
+  if (ip.v6) throw builtinError(`${name}: IPv6 invalid: needs prefix length`);
+  const first = Number(ip.value >> 24n);
+  const bits = first < 0x80 ? 8 : first < 0xc0 ? 16 : 24;
+  const base = ip.value & (0xffffffffn << BigInt(32 - bits)) & 0xffffffffn;
+  return { range: { v6: false, base, bits }, text: `${formatIP(false, ip.value)}/${bits}` };
+}
+
+function cidrText(c: Cidr): string {
+  return `${formatIP(c.v6, c.base)}/${c.bits}`;
+}
+
+/** Whether two ranges overlap or are adjacent: OPA merges those into one range. */
+function touches(a: Cidr, b: Cidr): boolean {
+  return a.v6 === b.v6 && a.base <= b.base + size(b) && b.base <= a.base + size(a);
+}
+
 /** A CIDR or bare IP, as the range it covers. */
 function range(name: string, s: string): Cidr {
   const c = parseCidr(s);
@@ -138,13 +164,21 @@ export const net: BuiltinTable = {
     arity: 1,
     fn: (args, name) => {
       const operand = args[0]!;
-      mustBe(name, 0, operand, 'array', 'set');
-      const items = Array.isArray(operand) ? operand : (operand as RegoSet).values();
-      const ranges = items.map((v) => {
-        if (typeof v !== 'string') throw builtinError(`${name}: operand 1: element must be string`);
-        return range(name, v);
+      if (!Array.isArray(operand) && !(operand instanceof RegoSet))
+        throw builtinError(`${name}: operand must be an array`);
+      const items = Array.isArray(operand) ? operand : operand.values();
+      const elements = items.map((v) => {
+        if (typeof v !== 'string') throw builtinError(`${name}: element must be string`);
+        return mergeable(name, v);
       });
-      return new RegoSet(merge(ranges).map((c) => `${formatIP(c.v6, c.base)}/${c.bits}`));
+      const ranges = elements.map((e) => e.range);
+      // Go prints a network that touches no other as parsed: a bare IPv4 address unmasked.
+      const alone = new Map(
+        elements
+          .filter((e) => !ranges.some((other) => other !== e.range && touches(e.range, other)))
+          .map((e) => [cidrText(e.range), e.text]),
+      );
+      return new RegoSet(merge(ranges).map((c) => alone.get(cidrText(c)) ?? cidrText(c)));
     },
   },
   'net.cidr_is_valid': { arity: 1, fn: ([s]) => typeof s === 'string' && parseCidr(s) !== undefined },

@@ -28,6 +28,39 @@ function anyMatch(name: string, args: Value[], match: (s: string, p: string) => 
   return subjects.some((s) => patterns.some((p) => match(s, p)));
 }
 
+/**
+ * Go's `strings.NewReplacer(pairs...).Replace(s)`, which OPA's `strings.replace_n` calls with the
+ * pairs in sorted key order: one pass over the UTF-8 bytes; at each position the first pair whose
+ * key starts there wins; replaced text is not scanned again. The empty key matches at every
+ * position (end included), and after it, at the same position, the first non-empty key that
+ * matches is replaced too.
+ */
+function replaceAll(s: string, pairs: [string, string][]): string {
+  const source = Buffer.from(s);
+  const keys = pairs.map(([k, v]) => ({ key: Buffer.from(k), value: Buffer.from(v) }));
+  const out: Buffer[] = [];
+  let last = 0;
+  let afterEmptyMatch = false;
+  for (let i = 0; i <= source.length; ) {
+    const hit = keys.find(
+      ({ key }) =>
+        !(afterEmptyMatch && key.length === 0) &&
+        i + key.length <= source.length &&
+        source.compare(key, 0, key.length, i, i + key.length) === 0,
+    );
+    afterEmptyMatch = hit !== undefined && hit.key.length === 0;
+    if (hit === undefined) {
+      i++;
+      continue;
+    }
+    out.push(source.subarray(last, i), hit.value);
+    i += hit.key.length;
+    last = i;
+  }
+  out.push(source.subarray(last));
+  return Buffer.concat(out).toString('utf8');
+}
+
 /** `%v` of a string is the bare string; elsewhere values print in Rego syntax. */
 function show(v: Value): string {
   return typeof v === 'string' ? v : formatValue(v);
@@ -116,16 +149,16 @@ export const strings: BuiltinTable = {
   'strings.replace_n': {
     arity: 2,
     fn: (args, name) => {
-      const patterns = obj(name, args, 0);
-      let s = str(name, args, 1);
-      for (const [k, v] of patterns.sortedPairs()) {
-        if (typeof k !== 'string')
-          throw typeError(`${name}: operand 1 non-string key found in pattern object`);
-        if (typeof v !== 'string')
-          throw typeError(`${name}: operand 1 non-string value found in pattern object`);
-        s = s.split(k).join(v);
-      }
-      return s;
+      const pairs = obj(name, args, 0)
+        .sortedPairs()
+        .map(([k, v]): [string, string] => {
+          if (typeof k !== 'string')
+            throw typeError(`${name}: operand 1 non-string key found in pattern object`);
+          if (typeof v !== 'string')
+            throw typeError(`${name}: operand 1 non-string value found in pattern object`);
+          return [k, v];
+        });
+      return replaceAll(str(name, args, 1), pairs);
     },
   },
   'strings.any_prefix_match': {
@@ -212,9 +245,15 @@ export const strings: BuiltinTable = {
       if (typeof v === 'boolean') return v ? 1 : 0;
       if (typeof v === 'number' || typeof v === 'bigint') return v;
       const s = v as string;
+      // OPA refuses what Go's ParseFloat reads as non-finite before parsing: a type error.
+      if (/^(inf|infinity|nan)$/.test(s.replace(/^[+-]+/, '').toLowerCase()))
+        throw typeError(`${name}: operand 1 must be valid number string but got string`);
       if (!/^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/.test(s))
-        throw builtinError(`strconv.ParseFloat: parsing ${JSON.stringify(s)}: invalid syntax`);
-      return Number(s);
+        throw builtinError(`${name}: strconv.ParseFloat: parsing ${JSON.stringify(s)}: invalid syntax`);
+      const n = Number(s);
+      if (!Number.isFinite(n))
+        throw builtinError(`${name}: strconv.ParseFloat: parsing ${JSON.stringify(s)}: value out of range`);
+      return n;
     },
   },
 };

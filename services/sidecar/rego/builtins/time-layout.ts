@@ -15,6 +15,8 @@ export interface CalendarFields {
   wd: number;
   /** Offset of the zone from UTC, in minutes. */
   offset: number;
+  /** The zone's abbreviation (`EST`, `UTC`) when Intl has a letters-only one. */
+  abbreviation?: string;
 }
 
 const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
@@ -45,9 +47,40 @@ export function weekdayName(wd: number): string {
   return WEEKDAYS[wd]!;
 }
 
-/** Throws RangeError for an unknown zone. */
-export function calendarFields(ns: number, zone: string): CalendarFields {
-  const ms = Math.floor(ns / 1e6);
+/**
+ * Go's named layouts that OPA's `time.format` and `time.parse_ns` take by name (its
+ * `acceptedTimeFormats`); any other string is a layout itself.
+ */
+const NAMED_LAYOUTS: Record<string, string> = {
+  ANSIC: 'Mon Jan _2 15:04:05 2006',
+  UnixDate: 'Mon Jan _2 15:04:05 MST 2006',
+  RubyDate: 'Mon Jan 02 15:04:05 -0700 2006',
+  RFC822: '02 Jan 06 15:04 MST',
+  RFC822Z: '02 Jan 06 15:04 -0700',
+  RFC850: 'Monday, 02-Jan-06 15:04:05 MST',
+  RFC1123: 'Mon, 02 Jan 2006 15:04:05 MST',
+  RFC1123Z: 'Mon, 02 Jan 2006 15:04:05 -0700',
+  RFC3339: '2006-01-02T15:04:05Z07:00',
+  RFC3339Nano: '2006-01-02T15:04:05.999999999Z07:00',
+};
+
+export function layoutNamed(layout: string): string {
+  return Object.hasOwn(NAMED_LAYOUTS, layout) ? NAMED_LAYOUTS[layout]! : layout;
+}
+
+/** Whether Intl knows the zone (Go's `LoadLocation` succeeds for the IANA names). */
+export function isKnownZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The calendar fields of exact Unix nanoseconds in a zone Intl knows. */
+export function calendarFields(ns: bigint, zone: string): CalendarFields {
+  const ms = Number(floorDiv(ns, 1_000_000n));
   const parts = Object.fromEntries(
     new Intl.DateTimeFormat('en-US', {
       timeZone: zone,
@@ -59,6 +92,7 @@ export function calendarFields(ns: number, zone: string): CalendarFields {
       minute: 'numeric',
       second: 'numeric',
       weekday: 'long',
+      timeZoneName: 'short',
     })
       .formatToParts(new Date(ms))
       .map((p) => [p.type, p.value]),
@@ -73,10 +107,18 @@ export function calendarFields(ns: number, zone: string): CalendarFields {
   };
   const localMs = utcMs(f.y, f.mo, f.d, f.h, f.mi, f.s);
   const offset = Math.round((localMs - (ms - (((ms % 1000) + 1000) % 1000))) / 60000);
-  return { ...f, frac: ((ns % 1e9) + 1e9) % 1e9, wd: WEEKDAYS.indexOf(parts.weekday!), offset };
+  const frac = Number(ns - floorDiv(ns, 1_000_000_000n) * 1_000_000_000n);
+  const abbreviation = /^[A-Z]+$/.test(parts.timeZoneName ?? '') ? parts.timeZoneName : undefined;
+  return { ...f, frac, wd: WEEKDAYS.indexOf(parts.weekday!), offset, abbreviation };
 }
 
-/** Layout tokens, longest first so that `2006` wins over `2`. */
+/** Division rounding toward negative infinity (BigInt's `/` truncates). */
+export function floorDiv(a: bigint, b: bigint): bigint {
+  const q = a / b;
+  return a % b !== 0n && a < 0n !== b < 0n ? q - 1n : q;
+}
+
+/** Layout tokens (fractions of a second apart), longest first so that `2006` wins over `2`. */
 const TOKENS = [
   'January',
   'Monday',
@@ -90,12 +132,6 @@ const TOKENS = [
   '-0700',
   'Z07',
   '-07',
-  '.000000000',
-  '.000000',
-  '.000',
-  '.999999999',
-  '.999999',
-  '.999',
   '002',
   '01',
   '02',
@@ -114,22 +150,32 @@ const TOKENS = [
   '5',
 ];
 
+/** Go's fractional seconds: `.` or `,` then a run of one repeated digit, 0 or 9, not followed by a digit. */
+const FRACTION = /[.,](0+|9+)(?!\d)/y;
+
 function tokenize(layout: string): string[] {
   const out: string[] = [];
   let i = 0;
   while (i < layout.length) {
-    const token = TOKENS.find((t) => layout.startsWith(t, i));
+    FRACTION.lastIndex = i;
+    const token = FRACTION.exec(layout)?.[0] ?? TOKENS.find((t) => layout.startsWith(t, i));
     if (token) {
       out.push(token);
       i += token.length;
     } else {
       const last = out[out.length - 1];
-      if (last !== undefined && !TOKENS.includes(last)) out[out.length - 1] = last + layout[i];
+      if (last !== undefined && !TOKENS.includes(last) && !isFraction(last))
+        out[out.length - 1] = last + layout[i];
       else out.push(layout[i]!);
       i++;
     }
   }
   return out;
+}
+
+function isFraction(token: string): boolean {
+  FRACTION.lastIndex = 0;
+  return FRACTION.exec(token)?.[0] === token;
 }
 
 const pad = (n: number, width: number) => String(n).padStart(width, '0');
@@ -159,7 +205,8 @@ export function formatLayout(f: CalendarFields, layout: string): string {
         case 'Mon':
           return WEEKDAYS[f.wd]!.slice(0, 3);
         case 'MST':
-          return f.offset === 0 ? 'UTC' : zone(f.offset, '-07');
+          // Go writes the zone's abbreviation, or the offset as -0700 when it has none.
+          return f.abbreviation ?? zone(f.offset, '-0700');
         case '2006':
           return pad(f.y, 4);
         case '06':
@@ -201,16 +248,13 @@ export function formatLayout(f: CalendarFields, layout: string): string {
         case 'Z07':
         case '-07':
           return zone(f.offset, t);
-        default:
-          if (/^\.(0+|9+)$/.test(t)) {
-            const digits = pad(f.frac, 9).slice(0, t.length - 1);
-            return t[1] === '0'
-              ? `.${digits}`
-              : digits.replace(/0+$/, '') === ''
-                ? ''
-                : `.${digits.replace(/0+$/, '')}`;
-          }
-          return t;
+        default: {
+          if (!isFraction(t)) return t;
+          const digits = pad(f.frac, 9).slice(0, t.length - 1);
+          if (t[1] === '0') return `${t[0]}${digits}`;
+          const significant = digits.replace(/0+$/, '');
+          return significant === '' ? '' : `${t[0]}${significant}`;
+        }
       }
     })
     .join('');
@@ -237,7 +281,7 @@ export function parseLayout(layout: string, value: string): bigint | undefined {
     else if (['1', '2', '3', '4', '5'].includes(t)) group('\\d{1,2}');
     else if (t === 'PM' || t === 'pm') group('AM|PM|am|pm');
     else if (/^[Z-]07/.test(t)) group(`${t.startsWith('Z') ? 'Z|' : ''}[+-]\\d{2}(?::?\\d{2})?`);
-    else if (/^\.(0+|9+)$/.test(t)) group(t[1] === '0' ? `\\.\\d{${t.length - 1}}` : '(?:\\.\\d+)?');
+    else if (isFraction(t)) group(t[1] === '0' ? `[.,]\\d{${t.length - 1}}` : '(?:[.,]\\d+)?');
     else pattern += t.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&');
   }
   const m = new RegExp(`^${pattern}(\\.\\d+)?$`).exec(value);
@@ -265,7 +309,7 @@ export function parseLayout(layout: string, value: string): bigint | undefined {
     else if (/^[Z-]07/.test(t) && v !== 'Z') {
       const digits = v.replace(':', '');
       offset = (v[0] === '-' ? -1 : 1) * (Number(digits.slice(1, 3)) * 60 + Number(digits.slice(3, 5) || 0));
-    } else if (/^\.(0+|9+)$/.test(t)) fracText = v;
+    } else if (isFraction(t)) fracText = v;
   });
   if (pm !== undefined) h = (h % 12) + (pm ? 12 : 0);
   const seconds = BigInt(utcMs(y, mo, d, h, mi, s) / 1000) - BigInt(offset * 60);

@@ -1,34 +1,57 @@
 /**
- * `time.*` builtins. Nanoseconds are JS numbers (exact to about 2^53, i.e. microseconds for
- * present-day times); parsing checks OPA's int64 range exactly with BigInt.
+ * `time.*` builtins. Instants are exact int64 nanoseconds (BigInt), as in OPA: a timestamp operand
+ * that is not an integer within int64 is "timestamp too big", a result outside int64 "time outside
+ * of valid range". Results beyond 2^53 are BigInts, like integer literals, so they stay exact.
  */
-import { builtinError } from '../errors.ts';
-import type { Value } from '../values.ts';
+import { builtinError, typeError } from '../errors.ts';
+import { typeName, type Value } from '../values.ts';
 import {
   type CalendarFields,
   calendarFields,
+  floorDiv,
   formatLayout,
+  isKnownZone,
+  layoutNamed,
   parseLayout,
   utcMs,
   weekdayName,
 } from './time-layout.ts';
-import { type BuiltinTable, int, mustBe, num, str } from './types.ts';
+import { type BuiltinTable, int, mustBe, str } from './types.ts';
 
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
+const NS_PER_MS = 1_000_000n;
 const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?([Zz]|[+-]\d{2}:\d{2})$/;
-const DURATION_UNITS: Record<string, number> = {
-  ns: 1,
-  us: 1e3,
-  µs: 1e3,
-  μs: 1e3,
-  ms: 1e6,
-  s: 1e9,
-  m: 60e9,
-  h: 3600e9,
+const RFC3339_NANO = layoutNamed('RFC3339Nano');
+const DURATION_UNITS: Record<string, bigint> = {
+  ns: 1n,
+  us: 1_000n,
+  µs: 1_000n,
+  μs: 1_000n,
+  ms: 1_000_000n,
+  s: 1_000_000_000n,
+  m: 60_000_000_000n,
+  h: 3_600_000_000_000n,
 };
+const UINT63 = 2n ** 63n;
 
-function parseRFC3339(name: string, s: string): number {
+/** OPA's reading of a timestamp: the number as an exact int64. */
+function timestamp(name: string, v: Value): bigint {
+  mustBe(name, 0, v, 'number');
+  if (typeof v === 'number' && !Number.isInteger(v)) throw builtinError(`${name}: timestamp too big`);
+  const ns = BigInt(v as number | bigint);
+  if (ns < INT64_MIN || ns > INT64_MAX) throw builtinError(`${name}: timestamp too big`);
+  return ns;
+}
+
+/** A result in nanoseconds: within int64, else OPA's range error. */
+function nanos(name: string, ns: bigint): number | bigint {
+  if (ns < INT64_MIN || ns > INT64_MAX) throw builtinError(`${name}: time outside of valid range`);
+  const n = Number(ns);
+  return Number.isSafeInteger(n) ? n : ns;
+}
+
+function parseRFC3339(name: string, s: string): number | bigint {
   const m = RFC3339.exec(s);
   if (!m) throw builtinError(`${name}: parsing time ${JSON.stringify(s)} as RFC3339 failed`);
   const [, y, mo, d, h, mi, sec, frac = '', zone] = m;
@@ -38,51 +61,71 @@ function parseRFC3339(name: string, s: string): number {
     const sign = zone![0] === '-' ? -1n : 1n;
     offset = sign * (BigInt(Number(zone!.slice(1, 3))) * 3600n + BigInt(Number(zone!.slice(4, 6))) * 60n);
   }
-  const ns = (seconds - offset) * 1_000_000_000n + BigInt(frac.padEnd(9, '0') || '0');
-  if (ns < INT64_MIN || ns > INT64_MAX) throw builtinError(`${name}: time outside of valid range`);
-  return Number(ns);
+  return nanos(name, (seconds - offset) * 1_000_000_000n + BigInt(frac.padEnd(9, '0') || '0'));
 }
 
-function parseDuration(name: string, s: string): number {
-  const re = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)/gy;
-  let rest = s;
-  let sign = 1;
-  if (rest.startsWith('-') || rest.startsWith('+')) {
-    sign = rest.startsWith('-') ? -1 : 1;
-    rest = rest.slice(1);
+/**
+ * Go's `time.ParseDuration`: signed `[0-9]*(.[0-9]*)?unit` pieces, exact int64 nanoseconds (a
+ * fraction is scaled as a double and truncated, as Go does), Go's error texts.
+ */
+function parseDuration(name: string, orig: string): number | bigint {
+  const invalid = () => builtinError(`${name}: time: invalid duration ${JSON.stringify(orig)}`);
+  let s = orig;
+  const negative = s.startsWith('-');
+  if (negative || s.startsWith('+')) s = s.slice(1);
+  if (s === '0') return 0;
+  if (s === '') throw invalid();
+  let total = 0n;
+  while (s !== '') {
+    const piece = /^(\d*)(?:\.(\d*))?/.exec(s)!;
+    const [whole = '', fraction] = [piece[1], piece[2]];
+    if (whole === '' && !fraction) throw invalid();
+    s = s.slice(piece[0].length);
+    const unitText = /^[^.\d]*/.exec(s)![0];
+    if (unitText === '')
+      throw builtinError(`${name}: time: missing unit in duration ${JSON.stringify(orig)}`);
+    s = s.slice(unitText.length);
+    const unit = DURATION_UNITS[unitText];
+    if (unit === undefined)
+      throw builtinError(
+        `${name}: time: unknown unit ${JSON.stringify(unitText)} in duration ${JSON.stringify(orig)}`,
+      );
+    let v = BigInt(whole || '0') * unit;
+    if (fraction) v += BigInt(Math.trunc(Number(`0.${fraction}`) * Number(unit)));
+    total += v;
+    if (total > UINT63) throw invalid();
   }
-  if (rest === '0') return 0;
-  let total = 0;
-  let consumed = 0;
-  for (let m = re.exec(rest); m; m = re.exec(rest)) {
-    total += Number(m[1]) * DURATION_UNITS[m[2]!]!;
-    consumed = re.lastIndex;
-  }
-  if (rest === '' || consumed !== rest.length)
-    throw builtinError(`${name}: time: invalid duration ${JSON.stringify(s)}`);
-  return sign * Math.round(total);
+  if (!negative && total === UINT63) throw invalid();
+  return nanos(name, negative ? -total : total);
 }
 
-/** An instant operand: `ns`, `[ns, tz]` or `[ns, tz, layout]`. */
-function instant(name: string, arg: Value): { ns: number; zone: string; layout?: string } {
-  if (!Array.isArray(arg)) return { ns: num(name, [arg], 0), zone: 'UTC' };
-  const ns = num(name, [arg[0] ?? null], 0);
+/** An instant operand: `ns`, `[ns, tz]` or `[ns, tz, layout]`, read as OPA's `tzTime` does. */
+function instant(name: string, arg: Value): { ns: bigint; zone: string; layout?: string } {
+  const shape = 'either number (ns) or [number (ns), string (tz)]';
+  if (!Array.isArray(arg)) {
+    if (typeName(arg) !== 'number')
+      throw typeError(`${name}: operand 1 must be ${shape} but got ${typeName(arg)}`);
+    return { ns: timestamp(name, arg), zone: 'UTC' };
+  }
+  if (arg.length === 0) throw typeError(`${name}: operand 1 must be ${shape} but got array`);
+  mustBe(name, 0, arg[0]!, 'number');
   let zone = 'UTC';
-  if (arg[1] !== undefined) {
-    mustBe(name, 0, arg[1], 'string');
-    if (arg[1] !== '' && arg[1] !== 'Local') zone = arg[1] as string;
+  if (arg.length > 1) {
+    const tz = str(name, [arg[1]!], 0);
+    // As Go: "" and "UTC" are UTC, "Local" the machine's zone, anything else an IANA name.
+    if (tz === 'Local') zone = new Intl.DateTimeFormat().resolvedOptions().timeZone;
+    else if (tz !== '' && tz !== 'UTC') {
+      if (!isKnownZone(tz)) throw builtinError(`${name}: unknown time zone ${tz}`);
+      zone = tz;
+    }
   }
-  const layout = arg[2] === undefined ? undefined : str(name, [arg[2]], 0);
-  return { ns, zone, layout };
+  const layout = arg.length > 2 ? str(name, [arg[2]!], 0) : undefined;
+  return { ns: timestamp(name, arg[0]!), zone, layout };
 }
 
 function fields(name: string, arg: Value): CalendarFields & { layout?: string } {
   const { ns, zone, layout } = instant(name, arg);
-  try {
-    return { ...calendarFields(ns, zone), layout };
-  } catch {
-    throw builtinError(`${name}: unknown time zone ${zone}`);
-  }
+  return { ...calendarFields(ns, zone), layout };
 }
 
 /** Go's `time.Time` difference in calendar units, borrowing like OPA's `time.diff`. */
@@ -122,40 +165,44 @@ export const time: BuiltinTable = {
     arity: 1,
     fn: ([a], name) => {
       const f = fields(name, a!);
-      return formatLayout(f, f.layout ?? '2006-01-02T15:04:05.999999999Z07:00');
+      return formatLayout(f, f.layout ? layoutNamed(f.layout) : RFC3339_NANO);
     },
   },
   'time.parse_ns': {
     arity: 2,
     fn: (args, name) => {
-      const layout = str(name, args, 0);
+      const layout = layoutNamed(str(name, args, 0));
       const value = str(name, args, 1);
       const ns = parseLayout(layout, value);
       if (ns === undefined)
         throw builtinError(`${name}: parsing time ${JSON.stringify(value)} as ${JSON.stringify(layout)}`);
-      return Number(ns);
+      return nanos(name, ns);
     },
   },
   'time.diff': {
     arity: 2,
     fn: ([a, b], name) => {
-      const ta = instant(name, a!).ns;
-      const tb = instant(name, b!).ns;
-      const [first, second] = ta <= tb ? [a!, b!] : [b!, a!];
-      return diff(fields(name, first), fields(name, second));
+      // As OPA: the second instant is read in the first one's zone, the earlier one first.
+      const first = instant(name, a!);
+      const second = instant(name, b!);
+      const [early, late] = first.ns <= second.ns ? [first.ns, second.ns] : [second.ns, first.ns];
+      return diff(calendarFields(early, first.zone), calendarFields(late, first.zone));
     },
   },
   'time.add_date': {
     arity: 4,
     fn: (args, name) => {
-      const ns = num(name, args, 0);
-      const d = new Date(Math.floor(ns / 1e6));
+      const ns = timestamp(name, args[0]!);
+      const ms = floorDiv(ns, NS_PER_MS);
+      // Go's AddDate normalizes overflowing months and days as Date's setters do.
+      const d = new Date(Number(ms));
       d.setUTCFullYear(
         d.getUTCFullYear() + int(name, args, 1),
         d.getUTCMonth() + int(name, args, 2),
         d.getUTCDate() + int(name, args, 3),
       );
-      return d.getTime() * 1e6 + (ns % 1e6);
+      if (Number.isNaN(d.getTime())) throw builtinError(`${name}: time outside of valid range`);
+      return nanos(name, BigInt(d.getTime()) * NS_PER_MS + (ns - ms * NS_PER_MS));
     },
   },
 };

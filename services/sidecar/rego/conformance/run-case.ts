@@ -67,7 +67,8 @@ function judge(
   if (c.want_error_code !== undefined || c.want_error !== undefined) {
     if (!error) return false;
     if (c.want_error_code !== undefined && error.code !== c.want_error_code) return false;
-    return c.want_error === undefined || error.message.includes(c.want_error);
+    // OPA's runner matches the error's text, `code: message`, so some cases name the code too.
+    return c.want_error === undefined || `${error.code}: ${error.message}`.includes(c.want_error);
   }
   if (error || !result) return false;
   const want = (c.want_result ?? []).map((b) => normalize(b, c.sort_bindings ?? false));

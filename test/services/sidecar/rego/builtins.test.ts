@@ -167,31 +167,4 @@ test('walk is a relation: one solution per node', () => {
   );
 });
 
-test('net.cidr_merge: contained ranges go, halves of a network merge, IPv4 and IPv6 apart', () => {
-  assert.deepEqual(call('net.cidr_merge(["192.0.128.0/24", "192.0.129.0/24"])'), ['192.0.128.0/23']);
-  assert.deepEqual(call('net.cidr_merge(["192.0.128.0/24", "192.0.128.0/24"])'), ['192.0.128.0/24']);
-  assert.deepEqual(call('net.cidr_merge(["192.0.128.0/24", "0.0.0.0/0"])'), ['0.0.0.0/0']);
-  // Adjacent but not halves of one network: 192.0.129.0/24 and 192.0.130.0/24 stay apart.
-  assert.deepEqual(call('net.cidr_merge({"192.0.130.0/24", "192.0.129.0/24"})'), [
-    '192.0.129.0/24',
-    '192.0.130.0/24',
-  ]);
-  assert.deepEqual(
-    call(
-      'net.cidr_merge(["192.0.128.1", "192.0.128.0", "192.0.128.2/31", "10.1.0.0/16", "10.0.0.0/8", "2601:600::/33", "2601:600:8000::/33"])',
-    ),
-    ['10.0.0.0/8', '192.0.128.0/30', '2601:600::/32'],
-  );
-  assert.deepEqual(call('net.cidr_merge([])'), []);
-  assert.equal(
-    errorOf(() => call('net.cidr_merge(["300.0.0.0/8"])', true)).detail,
-    'net.cidr_merge: invalid CIDR address: 300.0.0.0/8',
-  );
-  assert.equal(
-    errorOf(() => call('net.cidr_merge([1])', true)).detail,
-    'net.cidr_merge: operand 1: element must be string',
-  );
-  assert.equal(errorOf(() => call('net.cidr_merge("10.0.0.0/8")', true)).code, 'eval_type_error');
-});
-
 test.run();

@@ -10,8 +10,9 @@ import { join, relative } from 'node:path';
 import { loadCaseFiles } from '../../../../services/sidecar/rego/conformance/load.ts';
 import { runCase } from '../../../../services/sidecar/rego/conformance/run-case.ts';
 import { test } from '../../../support/suite.ts';
+import { conformanceCasesDir } from './helpers.ts';
 
-const CASES_DIR = join(import.meta.dirname, '../../../../../shared/conformance/opa/v1');
+const CASES_DIR = conformanceCasesDir();
 const KNOWN_FAILURES = join(import.meta.dirname, 'known-failures.json');
 
 /** `file.yaml#note`, with ` (n)` for the n-th repeat of a note within its file. */

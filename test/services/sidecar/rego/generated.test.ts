@@ -1,5 +1,4 @@
 import * as assert from 'node:assert/strict';
-import { join } from 'node:path';
 import type { CompiledPlan } from '../../../../services/sidecar/rego/compiler.ts';
 import { loadCaseFiles } from '../../../../services/sidecar/rego/conformance/load.ts';
 import type { ConformanceCase } from '../../../../services/sidecar/rego/conformance/run-case.ts';
@@ -12,7 +11,7 @@ import {
   toJSON,
 } from '../../../../services/sidecar/rego/index.ts';
 import { test } from '../../../support/suite.ts';
-import { errorOf } from './helpers.ts';
+import { conformanceCasesDir, errorOf } from './helpers.ts';
 
 const RULES = `package t
 
@@ -183,7 +182,7 @@ test('with replacing input, data or a builtin turns generated code off where it 
 });
 
 test('on the OPA conformance cases, generated code gives the closure evaluator’s results', async () => {
-  const casesDir = join(import.meta.dirname, '../../../../../shared/conformance/opa/v1');
+  const casesDir = conformanceCasesDir();
   const outcome = async (p: Policy, query: string, c: ConformanceCase) => {
     try {
       const options = {

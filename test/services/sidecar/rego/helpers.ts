@@ -1,4 +1,6 @@
-/** Test helpers: compile modules and read the values a query binds, as JSON. */
+/** Test helpers: compile modules and read the values a query binds, as JSON; the shared OPA cases. */
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { compile, type EvalInput, RegoError, toJSON } from '../../../../services/sidecar/rego/index.ts';
 
 /** Every solution of `query` as `{var: json}` objects. */
@@ -28,4 +30,16 @@ export function errorOf(fn: () => unknown): RegoError {
     throw err;
   }
   throw new Error('expected a RegoError');
+}
+
+/**
+ * `shared/conformance/opa/v1` beside the nearest checkout holding it: the repository's parent for
+ * the main checkout, one level further up for a worktree under `wt/`.
+ */
+export function conformanceCasesDir(): string {
+  for (let dir = join(import.meta.dirname, '../../../..'); dir !== dirname(dir); dir = dirname(dir)) {
+    const cases = join(dirname(dir), 'shared/conformance/opa/v1');
+    if (existsSync(cases)) return cases;
+  }
+  throw new Error('shared/conformance/opa/v1 not found beside the repository or above it');
 }

@@ -57,13 +57,88 @@ test('verify_* errors: a malformed token or key is a builtin error (undefined un
   });
   await assert.rejects(
     x(`x := io.jwt.verify_rs256("${rs256}", "not a key")`, true),
-    /failed to parse a PEM key/,
+    /io\.jwt\.verify_rs256: failed to parse a JWK key \(set\)/,
   );
   await assert.rejects(
     x(`x := io.jwt.verify_es256("${es256}", "{not json")`, true),
     /failed to parse a JWK key/,
   );
   await assert.rejects(x('x := io.jwt.verify_hs256(1, "secret")', true), /operand 1 must be string/);
+});
+
+/** The message of the error `query` raises with strict builtin errors. */
+async function failure(query: string): Promise<string> {
+  try {
+    await x(query, true);
+  } catch (err) {
+    if (err instanceof RegoError) return err.detail;
+    throw err;
+  }
+  throw new Error(`no error: ${query}`);
+}
+
+const pem = (type: string, body: string) => `-----BEGIN ${type}-----\n${body}\n-----END ${type}-----\n`;
+
+// OPA topdown/tokens.go getKeysFromCertOrJWK: which PEM block, and which part of it, is wrong.
+test('key material errors: a bad PEM certificate, a bad public key, another block, extra data', async () => {
+  const verify = (key: string) => failure(`x := io.jwt.verify_rs256("${rs256}", ${JSON.stringify(key)})`);
+  assert.equal(
+    await verify(pem('CERTIFICATE', 'MIIBAAAA')),
+    'io.jwt.verify_rs256: failed to parse a PEM certificate: x509: malformed certificate',
+  );
+  assert.equal(
+    await verify(pem('PUBLIC KEY', 'MIIBAAAA')),
+    'io.jwt.verify_rs256: failed to parse a PEM public key: x509: malformed public key',
+  );
+  assert.equal(
+    await verify(pem('RSA PRIVATE KEY', 'MIIBAAAA')),
+    'io.jwt.verify_rs256: failed to extract a Key from the PEM certificate',
+  );
+  assert.equal(
+    await verify(`${rsaPem.trimEnd()}\n\n`),
+    'io.jwt.verify_rs256: extra data after a PEM certificate block',
+  );
+  // One line ending after the block is part of it; text before the block is skipped.
+  assert.equal(await x(`x := io.jwt.verify_rs256("${rs256}", ${JSON.stringify(`key:\n${rsaPem}`)})`), true);
+  assert.equal(await x(`x := io.jwt.verify_rs256("${rs256}", ${JSON.stringify(rsaPem.trimEnd())})`), true);
+  // A good key of another type does not verify: false, not an error.
+  assert.equal(await x(`x := io.jwt.verify_rs256("${rs256}", ${JSON.stringify(ecJwk)})`), false);
+});
+
+// OPA topdown/tokens.go parseTokenConstraints and validate.
+test('decode_verify constraint errors name the constraint, before the token is read', async () => {
+  const constrained = (constraints: string, token = hs256) =>
+    failure(`x := io.jwt.decode_verify("${token}", ${constraints})`);
+  assert.equal(await constrained('{}'), 'io.jwt.decode_verify: no key constraint');
+  assert.equal(
+    await constrained(`{"secret": "s", "cert": ${JSON.stringify(rsaPem)}}`),
+    'io.jwt.decode_verify: duplicate key constraints',
+  );
+  assert.equal(
+    await constrained('{"secret": "s", "nope": 1}'),
+    'io.jwt.decode_verify: unknown token validation constraint: nope',
+  );
+  assert.equal(await constrained('{"cert": 1}'), 'io.jwt.decode_verify: cert constraint: must be a string');
+  assert.equal(
+    await constrained('{"secret": "s", "iss": 1}'),
+    'io.jwt.decode_verify: iss constraint: must be a string',
+  );
+  assert.equal(
+    await constrained('{"secret": "s", "time": "now"}'),
+    'io.jwt.decode_verify: token time constraint: must be a number',
+  );
+  assert.equal(
+    await constrained('{"secret": "s", "time": -1}'),
+    'io.jwt.decode_verify: token time constraint: must not be negative',
+  );
+  assert.equal(
+    await constrained(`{"cert": ${JSON.stringify(pem('CERTIFICATE', 'MIIBAAAA'))}}`, 'not-a-token'),
+    'io.jwt.decode_verify: failed to parse a PEM certificate: x509: malformed certificate',
+  );
+  assert.equal(
+    await constrained('{"secret": "secret"}', 'not-a-token'),
+    'io.jwt.decode_verify: encoded JWT had no period separators',
+  );
 });
 
 test('decode_verify checks the signature, then exp, nbf, iss and aud against the constraints', async () => {

@@ -57,6 +57,51 @@ f(x) = y { y := x + 1 }
   assert.equal(xOf(rego, 'x := data.test.f(1)'), 2);
 });
 
+// OPA ast/parser.go: in a v1 module `import future.keywords…` changes nothing (every keyword is on).
+test('future.keywords imports are no-ops in v1; contains is still the builtin in a call', () => {
+  const rego = `package test
+import future.keywords
+import future.keywords.contains
+import future.keywords.if
+import future.keywords.in
+import future.keywords.every
+import rego.v1
+
+p contains x if {
+  walk({"a": ["ab", "cd"]}, [_, x])
+  is_string(x)
+  contains(x, "b")
+}
+q if every s in ["ab"] { contains(s, "a") }
+`;
+  assert.deepEqual(xOf(rego), ['ab']);
+  assert.equal(xOf(rego, 'x := data.test.q'), true);
+  assert.equal(xOf('package test\np if contains("abc", "b")'), true);
+  assert.deepEqual(xOf('package test\np := [x | some x in ["ab", "c"]; contains(x, "b")]'), ['ab']);
+  // A keyword is still no variable.
+  assert.equal(
+    errorOf(() => compile({ 'k.rego': 'package k\np if { contains := 1 }' })).code,
+    'rego_parse_error',
+  );
+});
+
+// OPA ast/parser_test.go TestFutureImports, and the rego.v1 import check.
+test('future and rego imports must name a keyword or rego.v1, and cannot be aliased', () => {
+  const refused = (imp: string) => errorOf(() => compile({ 'i.rego': `package i\n${imp}\np := 1` }));
+  assert.equal(refused('import future').detail, 'invalid import, must be `future.keywords`');
+  assert.equal(refused('import future.a').detail, 'invalid import, must be `future.keywords`');
+  assert.equal(
+    refused('import future.keywords.xyz').detail,
+    'unexpected keyword, must be one of [contains every if in]',
+  );
+  assert.equal(refused('import future.keywords as xyz').detail, '`future` imports cannot be aliased');
+  assert.equal(refused('import future.keywords.in as xyz').detail, '`future` imports cannot be aliased');
+  assert.equal(refused('import rego.v2').detail, 'invalid import `rego.v2`, must be `rego.v1`');
+  const err = refused('import future.keywords.xyz');
+  assert.equal(err.code, 'rego_parse_error');
+  assert.deepEqual(err.location, { file: 'i.rego', row: 2, col: 8 });
+});
+
 test('the v0Compatible option reads v0 rules with a ref key as partial sets', () => {
   const v0 = compile({ 'm.rego': 'package test\np["a"] { true }\n' }, { v0Compatible: true });
   assert.deepEqual(

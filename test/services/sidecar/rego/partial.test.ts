@@ -78,15 +78,12 @@ test('known parts are evaluated and unknown ones kept: one residual query per al
   });
 });
 
-test('an alternative without conditions matches every row', () => {
+test('an alternative without conditions lets every row pass: the filter is {}', () => {
   const residual = policy.partial('data.policies.filter_projects', {
     input: { user: { name: 'ann', groups: ['admin'] }, minStars: 1 },
   });
   assert.equal(residual.queries.length, 2);
-  assert.deepEqual(toMongoQuery(residual).$or, [
-    {},
-    { $and: [{ owner: { $eq: 'ann' } }, { stars: { $gte: 1 } }] },
-  ]);
+  assert.deepEqual(toMongoQuery(residual), {});
 });
 
 test('every comparison operator has its Mongo operator; a constant on the left mirrors it', () => {
@@ -125,8 +122,18 @@ test('`some r in data.resources` makes r stand for each row', () => {
   assert.deepEqual(toMongoQuery(residual), { $or: [{ $and: [{ owner: { $eq: 'bob' } }] }] });
 });
 
-test('a bare data.resources[_] is no condition', () => {
-  assert.deepEqual(mongo('data.policies.any_row'), { $or: [{}] });
+test('a bare data.resources[_] is no condition: every row passes, the filter is {}', () => {
+  assert.deepEqual(mongo('data.policies.any_row'), {});
+});
+
+test('an alternative without conditions does not hide one Mongo cannot express', () => {
+  const mixed = compile({
+    'm.rego': `package m
+rows if not data.resources[_].hidden
+rows if input.admin
+`,
+  });
+  assert.throws(() => toMongoQuery(mixed.partial('data.m.rows', { input: { admin: true } })), RowFilterError);
 });
 
 test('a query that cannot hold has no residual; Mongo translation refuses it', () => {
@@ -185,7 +192,7 @@ value_rows if { r := data.resources[_]; with_value(r) }
   });
   assert.deepEqual(mongoOf('data.f.tenant_rows'), { $or: [{ $and: [{ tenant: { $eq: 't1' } }] }] });
   // A call over known values only is evaluated: no condition is left.
-  assert.deepEqual(mongoOf('data.f.known_only'), { $or: [{}] });
+  assert.deepEqual(mongoOf('data.f.known_only'), {});
   const negated = errorOf(() => mongoOf('data.f.hidden_rows'));
   assert.equal(negated.code, 'rego_compile_error');
   assert.match(negated.message, /negation of a function over unknowns/);
