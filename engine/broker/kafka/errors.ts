@@ -12,7 +12,23 @@ export const ERR = {
   INVALID_PRODUCER_EPOCH: 47,
   INVALID_PRODUCER_ID_MAPPING: 49,
   UNKNOWN_PRODUCER_ID: 59,
+  ILLEGAL_GENERATION: 22,
+  UNKNOWN_MEMBER_ID: 25,
+  REBALANCE_IN_PROGRESS: 27,
 } as const;
+
+/**
+ * A commit's answer when the group rebalanced under it: the commit carried a generation (or a
+ * member id) the coordinator has moved on from. Nothing is wrong with the offsets; a commit made
+ * in the new generation, of partitions still assigned, succeeds.
+ */
+export function isRebalanceCommitError(error: { code?: number | undefined }): boolean {
+  return (
+    error.code === ERR.ILLEGAL_GENERATION ||
+    error.code === ERR.UNKNOWN_MEMBER_ID ||
+    error.code === ERR.REBALANCE_IN_PROGRESS
+  );
+}
 
 /**
  * The codes after which an idempotent producer cannot go on, but a new producer (a new producer
