@@ -57,12 +57,12 @@ const PRODUCER_REPLACING_CODES = new Set<number>([
 const rdkafkaErrors = createRequire(import.meta.url)('node-rdkafka/lib/error.js') as {
   create(code: number): Error;
 };
-const PRODUCER_REPLACING_MESSAGES = new Set(
-  [...PRODUCER_REPLACING_CODES].map((code) => {
-    const message = rdkafkaErrors.create(code).message;
-    return message.slice(message.indexOf(': ') + 2).toLowerCase();
-  }),
-);
+/** The text a delivery report carries for `code`: librdkafka's, lowercased after its origin. */
+export function deliveryReportText(code: number): string {
+  const message = rdkafkaErrors.create(code).message;
+  return message.slice(message.indexOf(': ') + 2).toLowerCase();
+}
+const PRODUCER_REPLACING_MESSAGES = new Set([...PRODUCER_REPLACING_CODES].map(deliveryReportText));
 
 /**
  * An error after which the producer must be replaced: librdkafka's fatal errors and the codes of
