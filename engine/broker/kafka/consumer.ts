@@ -14,7 +14,7 @@ import type {
   TopicPartitionOffset,
 } from '../types.ts';
 import { connectClient } from './connect.ts';
-import { ERR, KafkaClientError } from './errors.ts';
+import { ERR, isRebalanceCommitError, KafkaClientError } from './errors.ts';
 import { bootstrapServers, consumerProperties, topicProperties } from './properties.ts';
 
 interface PendingCommit {
@@ -24,6 +24,13 @@ interface PendingCommit {
 }
 
 type RebalanceListener = (event: RebalanceEvent) => void | Promise<void>;
+
+/**
+ * How long a commit refused by a rebalance is repeated (every {@link COMMIT_RETRY_DELAY_MS}):
+ * about as long as a group takes to rebalance while a member finishes its revoked batches.
+ */
+const REBALANCE_COMMIT_RETRY_MS = 30_000;
+const COMMIT_RETRY_DELAY_MS = 100;
 
 /**
  * A consumer-group member on node-rdkafka's `KafkaConsumer` in non-flowing mode.
@@ -111,7 +118,29 @@ export class KafkaBrokerConsumer implements BrokerConsumer {
     });
   }
 
-  commit(offsets: readonly TopicPartitionOffset[]): Promise<void> {
+  /**
+   * Commits `offsets`. A commit the group's rebalance refused (a cooperative rebalance moves the
+   * generation on while partitions are kept) is repeated in the new generation, for the
+   * partitions still assigned: a partition handed over meanwhile was committed by its
+   * revocation, and its new owner reads on from there.
+   */
+  async commit(offsets: readonly TopicPartitionOffset[]): Promise<void> {
+    const deadline = Date.now() + REBALANCE_COMMIT_RETRY_MS;
+    for (let pending = offsets; ; ) {
+      try {
+        return await this.#commitOnce(pending);
+      } catch (error) {
+        if (!isRebalanceCommitError(error as KafkaClientError) || this.#closing || Date.now() > deadline)
+          throw error;
+        this.#logger?.info({ err: error, groupId: this.groupId }, 'commit refused by a rebalance; repeating');
+        await new Promise((resolve) => setTimeout(resolve, COMMIT_RETRY_DELAY_MS));
+        const assigned = new Set(this.assignment().map((p) => `${p.topic}[${p.partition}]`));
+        pending = pending.filter((o) => assigned.has(`${o.topic}[${o.partition}]`));
+      }
+    }
+  }
+
+  #commitOnce(offsets: readonly TopicPartitionOffset[]): Promise<void> {
     if (offsets.length === 0) return Promise.resolve();
     if (!this.#poll) return Promise.resolve(this.#commitSync(offsets));
     return new Promise<void>((resolve, reject) => {

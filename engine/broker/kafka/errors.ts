@@ -12,7 +12,23 @@ export const ERR = {
   INVALID_PRODUCER_EPOCH: 47,
   INVALID_PRODUCER_ID_MAPPING: 49,
   UNKNOWN_PRODUCER_ID: 59,
+  ILLEGAL_GENERATION: 22,
+  UNKNOWN_MEMBER_ID: 25,
+  REBALANCE_IN_PROGRESS: 27,
 } as const;
+
+/**
+ * A commit's answer when the group rebalanced under it: the commit carried a generation (or a
+ * member id) the coordinator has moved on from. Nothing is wrong with the offsets; a commit made
+ * in the new generation, of partitions still assigned, succeeds.
+ */
+export function isRebalanceCommitError(error: { code?: number | undefined }): boolean {
+  return (
+    error.code === ERR.ILLEGAL_GENERATION ||
+    error.code === ERR.UNKNOWN_MEMBER_ID ||
+    error.code === ERR.REBALANCE_IN_PROGRESS
+  );
+}
 
 /**
  * The codes after which an idempotent producer cannot go on, but a new producer (a new producer
@@ -41,12 +57,12 @@ const PRODUCER_REPLACING_CODES = new Set<number>([
 const rdkafkaErrors = createRequire(import.meta.url)('node-rdkafka/lib/error.js') as {
   create(code: number): Error;
 };
-const PRODUCER_REPLACING_MESSAGES = new Set(
-  [...PRODUCER_REPLACING_CODES].map((code) => {
-    const message = rdkafkaErrors.create(code).message;
-    return message.slice(message.indexOf(': ') + 2).toLowerCase();
-  }),
-);
+/** The text a delivery report carries for `code`: librdkafka's, lowercased after its origin. */
+export function deliveryReportText(code: number): string {
+  const message = rdkafkaErrors.create(code).message;
+  return message.slice(message.indexOf(': ') + 2).toLowerCase();
+}
+const PRODUCER_REPLACING_MESSAGES = new Set([...PRODUCER_REPLACING_CODES].map(deliveryReportText));
 
 /**
  * An error after which the producer must be replaced: librdkafka's fatal errors and the codes of

@@ -12,15 +12,36 @@ export const FORCED_PRODUCER_PROPERTIES = { 'enable.idempotence': true, acks: 'a
 /** Defaults a user may override: a new consumer group starts at the beginning of its topics. */
 const CONSUMER_DEFAULTS = { 'auto.offset.reset': 'earliest' } as const;
 
-export function consumerProperties(
-  properties: ClientProperties,
-  groupId: string,
-): Record<string, string | number | boolean> {
-  return { ...CONSUMER_DEFAULTS, ...properties, 'group.id': groupId, ...FORCED_CONSUMER_PROPERTIES };
+/**
+ * librdkafka's other names of the forced properties. librdkafka applies properties in their
+ * order, and a spread keeps a key where it first was: a user's `request.required.acks` after
+ * their `acks` would otherwise come after the forced `acks=all` and win (with idempotence on,
+ * librdkafka then refuses to start the producer).
+ */
+const ALIASES: Readonly<Record<string, readonly string[]>> = {
+  acks: ['request.required.acks'],
+};
+
+type Properties = Record<string, string | number | boolean>;
+
+/** `properties` without anything `forced` names (under any of its names), then `forced`, last. */
+function withForced(properties: Properties, forced: Properties): Properties {
+  const names = new Set(Object.keys(forced).flatMap((name) => [name, ...(ALIASES[name] ?? [])]));
+  return {
+    ...Object.fromEntries(Object.entries(properties).filter(([name]) => !names.has(name))),
+    ...forced,
+  };
 }
 
-export function producerProperties(properties: ClientProperties): Record<string, string | number | boolean> {
-  return { ...properties, ...FORCED_PRODUCER_PROPERTIES };
+export function consumerProperties(properties: ClientProperties, groupId: string): Properties {
+  return withForced(
+    { ...CONSUMER_DEFAULTS, ...properties },
+    { 'group.id': groupId, ...FORCED_CONSUMER_PROPERTIES },
+  );
+}
+
+export function producerProperties(properties: ClientProperties): Properties {
+  return withForced({ ...properties }, FORCED_PRODUCER_PROPERTIES);
 }
 
 /**
