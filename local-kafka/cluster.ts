@@ -278,7 +278,9 @@ class JavaNode implements LocalKafkaNode {
         // Its own process group, so a signal to it never reaches its parent's group.
         { detached: true, stdio: ['ignore', fd, fd] },
       );
-      // A node never outlives the process that started it.
+      // A node never outlives the process that started it, nor keeps it alive: a test file whose
+      // broker is still up at its end exits, and the exit handler kills the node.
+      child.unref();
       const killOnExit = () => killGroup(child, 'SIGKILL');
       process.once('exit', killOnExit);
       child.once('exit', () => process.removeListener('exit', killOnExit));
