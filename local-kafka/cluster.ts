@@ -77,6 +77,7 @@ export interface LocalKafka {
 }
 
 const STARTED_LINE = 'Kafka Server started';
+const BROKER_MAIN = 'kafka.Kafka';
 
 export async function startLocalKafka(options: LocalKafkaOptions = {}): Promise<LocalKafka> {
   const count = options.nodes ?? 1;
@@ -218,7 +219,7 @@ class JavaNode implements LocalKafkaNode {
   async start(): Promise<void> {
     if (this.running()) return;
     const offset = existsSync(this.logFile) ? statSync(this.logFile).size : 0;
-    const child = this.#spawn('kafka.Kafka', [this.configFile], this.java.heap, [
+    const child = this.#spawn(BROKER_MAIN, [this.configFile], this.java.heap, [
       '-XX:+UseG1GC',
       '-XX:MaxGCPauseMillis=20',
       '-XX:+ExitOnOutOfMemoryError',
@@ -279,8 +280,9 @@ class JavaNode implements LocalKafkaNode {
         { detached: true, stdio: ['ignore', fd, fd] },
       );
       // A node never outlives the process that started it, nor keeps it alive: a test file whose
-      // broker is still up at its end exits, and the exit handler kills the node.
-      child.unref();
+      // broker is still up at its end exits, and the exit handler kills the node. (The format
+      // step is awaited: it must keep the process alive until it exits.)
+      if (mainClass === BROKER_MAIN) child.unref();
       const killOnExit = () => killGroup(child, 'SIGKILL');
       process.once('exit', killOnExit);
       child.once('exit', () => process.removeListener('exit', killOnExit));
