@@ -13,6 +13,7 @@
  *   await restore(kafka, Object.values(topics));
  */
 import { randomBytes } from 'node:crypto';
+import Kafka from 'node-rdkafka';
 import { clusterMetadata, createTopics, type PartitionState } from '../../local-kafka/admin.ts';
 import type { LocalKafka } from '../../local-kafka/cluster.ts';
 import { backends } from '../support/backends.ts';
@@ -72,13 +73,57 @@ export async function leaderOf(kafka: FailoverCluster, topic: string, partition:
   return state.leader;
 }
 
-/** The node leading the most partitions of `topics` (the first such by id): the costliest to lose. */
+/** The group coordinators' topic; the local cluster gives it one partition, so one node coordinates every group. */
+const COORDINATORS = '__consumer_offsets';
+
+/**
+ * The node leading the most partitions of `topics` and of the consumer groups' offsets (so of
+ * equal leaders, the groups' coordinator; else the first by id): the costliest to lose.
+ */
 export async function busiestLeader(kafka: FailoverCluster, topics: readonly string[]): Promise<number> {
   const led = new Map<number, number>();
-  for (const { leader } of await partitionsOf(kafka, topics)) led.set(leader, (led.get(leader) ?? 0) + 1);
+  for (const { leader } of await partitionsOf(kafka, [...topics, COORDINATORS]))
+    led.set(leader, (led.get(leader) ?? 0) + 1);
   const [node] = [...led].sort(([a, n], [b, m]) => m - n || a - b)[0] ?? [];
   if (node === undefined || node < 0) throw new Error(`no leader among ${topics.join(', ')}`);
   return node;
+}
+
+/**
+ * How far the consumer group `groupId` is behind the end of `topic`, summed over its partitions
+ * (a partition it never committed counts whole): 0 means nothing would be delivered to it again.
+ */
+export async function groupLag(
+  kafka: FailoverCluster,
+  groupId: string,
+  topic: string,
+  partitions: number,
+): Promise<number> {
+  // Never subscribes: it only asks the coordinator for the group's offsets, so it joins nothing.
+  const client = new Kafka.KafkaConsumer({ 'bootstrap.servers': kafka.brokers, 'group.id': groupId }, {});
+  await new Promise<void>((done, fail) =>
+    client.connect({ timeout: 10_000 }, (err) => (err ? fail(new Error(err.message)) : done())),
+  );
+  try {
+    const toppars = Array.from({ length: partitions }, (_, partition) => ({ topic, partition }));
+    const committed = await new Promise<Kafka.TopicPartitionOffset[]>((done, fail) =>
+      client.committed(toppars, 10_000, (err, offsets) =>
+        err ? fail(new Error(err.message)) : done(offsets),
+      ),
+    );
+    let lag = 0;
+    for (const { partition, offset } of committed) {
+      const { highOffset } = await new Promise<Kafka.WatermarkOffsets>((done, fail) =>
+        client.queryWatermarkOffsets(topic, partition, 10_000, (err, offsets) =>
+          err ? fail(new Error(err.message)) : done(offsets),
+        ),
+      );
+      lag += highOffset - Math.max(0, offset);
+    }
+    return lag;
+  } finally {
+    await new Promise((done) => client.disconnect(done));
+  }
 }
 
 /** Starts every stopped node, then waits until every partition of `topics` has all its replicas in sync. */
