@@ -145,6 +145,7 @@ async function runOnce(): Promise<string> {
       90_000,
       summary(nodeBack),
     );
+    const recovered = Date.now();
     await clients.stop();
 
     assert.deepEqual(
@@ -176,7 +177,12 @@ async function runOnce(): Promise<string> {
     } finally {
       await reader.stop();
     }
-    return `${acknowledged.length} acknowledged and on the topic, ${leaderless.length} answered 503 without a leader (nodes ${first} and ${second} killed)`;
+    const seconds = (from: number, to: number) => `${((to - from) / 1000).toFixed(1)} s`;
+    return (
+      `${acknowledged.length} acknowledged and on the topic, ${leaderless.length} answered 503 without a leader; ` +
+      `node ${first} killed: ${ENOUGH} × 204 after ${seconds(leaderKilled, quorumLost)}, node ${second} killed: ` +
+      `${ENOUGH} × 503 after ${seconds(quorumLost, nodeBack)}, node ${first} back: ${ENOUGH} × 204 after ${seconds(nodeBack, recovered)}`
+    );
   } finally {
     await clients.stop();
     await service.close();
