@@ -8,31 +8,15 @@
 
 import { NODES, PARTITIONS, runTwoInstances } from '../engine/cli/two-instances.ts';
 import { startMongo } from '../support/mongo.ts';
-import { test, when } from '../support/suite.ts';
-import {
-  busiestLeader,
-  type FailoverCluster,
-  failoverUnavailable,
-  freshTopics,
-  partitionsOf,
-  restore,
-  startFailoverCluster,
-} from './cluster.ts';
-import { repeatRuns } from './repeat.ts';
+import { busiestLeader, type FailoverCluster, freshTopics, partitionsOf, restore } from './cluster.ts';
+import { failoverTest } from './repeat.ts';
 
 const EVENTS = 450;
-const unavailable = await failoverUnavailable();
-let kafka: FailoverCluster;
+/** FAILOVER_SEED picks the first run's seed. */
+const FIRST_SEED = Number(process.env.FAILOVER_SEED ?? 28);
 
-test.before(async () => {
-  if (!unavailable) kafka = await startFailoverCluster();
-});
-
-test.after(async () => {
-  await kafka?.stop();
-});
-
-async function runOnce(seed: number): Promise<string> {
+async function runOnce(kafka: FailoverCluster, run: number): Promise<string> {
+  const seed = FIRST_SEED + run;
   const topics = await freshTopics(
     kafka,
     Object.fromEntries(NODES.map((n) => [`failover-${n}`, PARTITIONS])),
@@ -62,12 +46,8 @@ async function runOnce(seed: number): Promise<string> {
   return note;
 }
 
-when(!unavailable, unavailable ?? '')(
+await failoverTest(
   'two instances, the busiest partition leader SIGKILLed a third of the way: the aggregates of an undisturbed run',
-  async () => {
-    const firstSeed = Number(process.env.FAILOVER_SEED ?? 28);
-    await repeatRuns('engine failover', (run) => runOnce(firstSeed + run));
-  },
+  'engine failover',
+  runOnce,
 );
-
-test.run();

@@ -14,34 +14,20 @@ import { createKafkaBroker } from '../../engine/broker/kafka/index.ts';
 import { type NotificationService, startService } from '../services/notification/service-fixture.ts';
 import { startMongo } from '../support/mongo.ts';
 import { startSmtpSink } from '../support/smtp-sink.ts';
-import { test, when } from '../support/suite.ts';
 import {
   busiestLeader,
   type FailoverCluster,
-  failoverUnavailable,
   freshTopics,
   groupLag,
   partitionsOf,
   restore,
-  startFailoverCluster,
   until,
 } from './cluster.ts';
-import { repeatRuns } from './repeat.ts';
+import { failoverTest } from './repeat.ts';
 
 const EVENTS = 300;
 const PARTITIONS = 3;
 const EVENT_NAME = 'TMM/TherapyCreated/v1';
-
-const unavailable = await failoverUnavailable();
-let kafka: FailoverCluster;
-
-test.before(async () => {
-  if (!unavailable) kafka = await startFailoverCluster();
-});
-
-test.after(async () => {
-  await kafka?.stop();
-});
 
 /** Each event once, in order, and one in five again a little later (a producer's retry). */
 function eventsOf(run: number): { id: string; order: string }[] {
@@ -49,7 +35,7 @@ function eventsOf(run: number): { id: string; order: string }[] {
   return events.flatMap((event, i) => (i % 5 === 0 ? [event, events[Math.max(0, i - 3)]!] : [event]));
 }
 
-async function runOnce(run: number): Promise<string> {
+async function runOnce(kafka: FailoverCluster, run: number): Promise<string> {
   const topics = await freshTopics(kafka, { events: PARTITIONS, errors: 1 });
   const groupId = `notification-failover-${topics.events}`;
   const [mongo, smtp] = await Promise.all([startMongo(), startSmtpSink()]);
@@ -131,11 +117,8 @@ async function runOnce(run: number): Promise<string> {
   }
 }
 
-when(!unavailable, unavailable ?? '')(
+await failoverTest(
   'Kafka intake, the busiest partition leader SIGKILLed mid-stream: every event handled exactly once',
-  async () => {
-    await repeatRuns('notification failover', (run) => runOnce(run));
-  },
+  'notification failover',
+  runOnce,
 );
-
-test.run();

@@ -15,17 +15,8 @@ import * as assert from 'node:assert/strict';
 import pino from 'pino';
 import { createRest2Broker, type Rest2Broker } from '../../services/rest2broker/index.ts';
 import { startTopicReader } from '../services/rest2broker/topic-reader.ts';
-import { test, when } from '../support/suite.ts';
-import {
-  type FailoverCluster,
-  failoverUnavailable,
-  freshTopics,
-  leaderOf,
-  restore,
-  startFailoverCluster,
-  until,
-} from './cluster.ts';
-import { repeatRuns } from './repeat.ts';
+import { type FailoverCluster, freshTopics, leaderOf, restore, until } from './cluster.ts';
+import { failoverTest } from './repeat.ts';
 
 const CLIENTS = 4;
 const PRODUCE_TIMEOUT_MS = 3000;
@@ -33,17 +24,6 @@ const PRODUCE_TIMEOUT_MS = 3000;
 const ANSWER_MARGIN_MS = 3000;
 /** Answers each phase waits for before the next one. */
 const ENOUGH = 10;
-
-const unavailable = await failoverUnavailable();
-let kafka: FailoverCluster;
-
-test.before(async () => {
-  if (!unavailable) kafka = await startFailoverCluster();
-});
-
-test.after(async () => {
-  await kafka?.stop();
-});
 
 interface Answer {
   readonly id: string;
@@ -83,7 +63,7 @@ function startClients(base: string) {
   };
 }
 
-async function runOnce(): Promise<string> {
+async function runOnce(kafka: FailoverCluster): Promise<string> {
   const topics = await freshTopics(kafka, { orders: 1 });
   const service: Rest2Broker = createRest2Broker({
     brokers: kafka.brokers,
@@ -190,11 +170,8 @@ async function runOnce(): Promise<string> {
   }
 }
 
-when(!unavailable, unavailable ?? '')(
+await failoverTest(
   'leader killed, then no leader: 503 within the produce timeout, 204 again with a node back, every 204 on the topic',
-  async () => {
-    await repeatRuns('rest2broker failover', () => runOnce());
-  },
+  'rest2broker failover',
+  runOnce,
 );
-
-test.run();
