@@ -118,7 +118,8 @@ export async function groupLag(
           err ? fail(new Error(err.message)) : done(offsets),
         ),
       );
-      lag += highOffset - Math.max(0, offset);
+      // A partition the group never committed has a negative (or, with a partition error, no) offset.
+      lag += highOffset - (typeof offset === 'number' && offset > 0 ? offset : 0);
     }
     return lag;
   } finally {

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import Kafka, {
   type LibrdKafkaError,
   type Message,
@@ -14,8 +15,15 @@ import type {
   TopicPartitionOffset,
 } from '../types.ts';
 import { connectClient } from './connect.ts';
-import { ERR, KafkaClientError } from './errors.ts';
+import { ERR, isRetriableCommitError, KafkaClientError } from './errors.ts';
 import { bootstrapServers, consumerProperties, topicProperties } from './properties.ts';
+
+/**
+ * How long a commit is repeated while the group has no coordinator: a new one is elected and has
+ * loaded the group's offsets within seconds of a broker's loss (`broker.session.timeout.ms` and a
+ * leader election); a minute also covers a loaded machine.
+ */
+const COMMIT_RETRY_MS = 60_000;
 
 interface PendingCommit {
   readonly offsets: readonly TopicPartitionOffset[];
@@ -111,7 +119,28 @@ export class KafkaBrokerConsumer implements BrokerConsumer {
     });
   }
 
-  commit(offsets: readonly TopicPartitionOffset[]): Promise<void> {
+  /**
+   * Commits `offsets`; a commit the group coordinator could not take (its broker lost, a new one
+   * still loading the offsets) is repeated with backoff for up to {@link COMMIT_RETRY_MS}, since a
+   * coordinator moving to another broker is part of a broker's failover, not a failure of the work.
+   */
+  async commit(offsets: readonly TopicPartitionOffset[]): Promise<void> {
+    const deadline = Date.now() + COMMIT_RETRY_MS;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.#commitOnce(offsets);
+      } catch (error) {
+        if (!isRetriableCommitError(error as KafkaClientError) || Date.now() >= deadline) throw error;
+        this.#logger?.warn(
+          { err: error, groupId: this.groupId, attempt },
+          'kafka commit failed, repeating it',
+        );
+        await sleep(Math.min(2000, 100 * 2 ** attempt));
+      }
+    }
+  }
+
+  #commitOnce(offsets: readonly TopicPartitionOffset[]): Promise<void> {
     if (offsets.length === 0) return Promise.resolve();
     if (!this.#poll) return Promise.resolve(this.#commitSync(offsets));
     return new Promise<void>((resolve, reject) => {

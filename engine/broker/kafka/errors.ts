@@ -12,7 +12,35 @@ export const ERR = {
   INVALID_PRODUCER_EPOCH: 47,
   INVALID_PRODUCER_ID_MAPPING: 49,
   UNKNOWN_PRODUCER_ID: 59,
+  TRANSPORT: -195,
+  ALL_BROKERS_DOWN: -187,
+  TIMED_OUT: -185,
+  WAIT_COORD: -180,
+  REQUEST_TIMED_OUT: 7,
+  COORDINATOR_LOAD_IN_PROGRESS: 14,
+  COORDINATOR_NOT_AVAILABLE: 15,
+  NOT_COORDINATOR: 16,
 } as const;
+
+/**
+ * Codes of a commit that failed because the group's coordinator is moving or unreachable (its
+ * broker lost, a new one loading the group's offsets), not because of the commit: the same
+ * commit succeeds once a coordinator answers, so it is repeated.
+ */
+const RETRIABLE_COMMIT_CODES = new Set<number>([
+  ERR.TRANSPORT,
+  ERR.ALL_BROKERS_DOWN,
+  ERR.TIMED_OUT,
+  ERR.WAIT_COORD,
+  ERR.REQUEST_TIMED_OUT,
+  ERR.COORDINATOR_LOAD_IN_PROGRESS,
+  ERR.COORDINATOR_NOT_AVAILABLE,
+  ERR.NOT_COORDINATOR,
+]);
+
+export function isRetriableCommitError(error: { readonly code?: number | undefined }): boolean {
+  return error.code !== undefined && RETRIABLE_COMMIT_CODES.has(error.code);
+}
 
 /**
  * The codes after which an idempotent producer cannot go on, but a new producer (a new producer
