@@ -115,6 +115,7 @@ async function runOnce(kafka: FailoverCluster): Promise<string> {
       60_000,
       summary(quorumLost),
     );
+    const refused = Date.now();
     const leaderless = clients.since(quorumLost);
 
     await kafka.cluster.node(first).start();
@@ -161,7 +162,8 @@ async function runOnce(kafka: FailoverCluster): Promise<string> {
     return (
       `${acknowledged.length} acknowledged and on the topic, ${leaderless.length} answered 503 without a leader; ` +
       `node ${first} killed: ${ENOUGH} × 204 after ${seconds(leaderKilled, quorumLost)}, node ${second} killed: ` +
-      `${ENOUGH} × 503 after ${seconds(quorumLost, nodeBack)}, node ${first} back: ${ENOUGH} × 204 after ${seconds(nodeBack, recovered)}`
+      `${ENOUGH} × 503 after ${seconds(quorumLost, refused)}, node ${first} started again in ${seconds(refused, nodeBack)}: ` +
+      `${ENOUGH} × 204 after ${seconds(nodeBack, recovered)}`
     );
   } finally {
     await clients.stop();
