@@ -13,6 +13,17 @@ export interface ClusterMetadata {
   readonly brokers: readonly number[];
   /** Topic name → partition count (internal topics included). */
   readonly topics: ReadonlyMap<string, number>;
+  /** Topic name → its partitions, in partition order (failover tests find leaders with it). */
+  readonly partitions: ReadonlyMap<string, readonly PartitionState[]>;
+}
+
+/** One partition as the answering broker knows it; `leader` is -1 while it has none. */
+export interface PartitionState {
+  readonly partition: number;
+  readonly leader: number;
+  readonly replicas: readonly number[];
+  /** The in-sync replicas. */
+  readonly isr: readonly number[];
 }
 
 /** One metadata request from a fresh client; rejects when no broker answers within `timeoutMs`. */
@@ -31,6 +42,14 @@ export function clusterMetadata(
         done({
           brokers: metadata.brokers.map((b) => b.id),
           topics: new Map(metadata.topics.map((t) => [t.name, t.partitions.length])),
+          partitions: new Map(
+            metadata.topics.map((t) => [
+              t.name,
+              t.partitions
+                .map((p) => ({ partition: p.id, leader: p.leader, replicas: p.replicas, isr: p.isrs }))
+                .sort((a, b) => a.partition - b.partition),
+            ]),
+          ),
         });
     });
   });

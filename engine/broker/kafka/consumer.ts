@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import Kafka, {
   type LibrdKafkaError,
   type Message,
@@ -14,8 +15,15 @@ import type {
   TopicPartitionOffset,
 } from '../types.ts';
 import { connectClient } from './connect.ts';
-import { ERR, isRebalanceCommitError, KafkaClientError } from './errors.ts';
+import { ERR, isRebalanceCommitError, isRetriableCommitError, KafkaClientError } from './errors.ts';
 import { bootstrapServers, consumerProperties, topicProperties } from './properties.ts';
+
+/**
+ * How long a commit is repeated while the group has no coordinator (with backoff up to 2 s): a
+ * new one is elected and has loaded the group's offsets within seconds of a broker's loss
+ * (`broker.session.timeout.ms` and a leader election); a minute also covers a loaded machine.
+ */
+const COORDINATOR_COMMIT_RETRY_MS = 60_000;
 
 interface PendingCommit {
   readonly offsets: readonly TopicPartitionOffset[];
@@ -119,23 +127,34 @@ export class KafkaBrokerConsumer implements BrokerConsumer {
   }
 
   /**
-   * Commits `offsets`. A commit the group's rebalance refused (a cooperative rebalance moves the
-   * generation on while partitions are kept) is repeated in the new generation, for the
-   * partitions still assigned: a partition handed over meanwhile was committed by its
-   * revocation, and its new owner reads on from there.
+   * Commits `offsets`, repeating a commit that failed for a reason other than the commit itself:
+   * - the group's rebalance refused it (a cooperative rebalance moves the generation on while
+   *   partitions are kept): repeated in the new generation for the partitions still assigned, for
+   *   up to {@link REBALANCE_COMMIT_RETRY_MS}; a partition handed over meanwhile was committed by
+   *   its revocation, and its new owner reads on from there;
+   * - the group coordinator could not take it (its broker lost, a new one still loading the
+   *   offsets): repeated with backoff for up to {@link COORDINATOR_COMMIT_RETRY_MS}, since a
+   *   coordinator moving to another broker is part of a broker's failover, not a failure of the work.
    */
   async commit(offsets: readonly TopicPartitionOffset[]): Promise<void> {
-    const deadline = Date.now() + REBALANCE_COMMIT_RETRY_MS;
-    for (let pending = offsets; ; ) {
+    const started = Date.now();
+    for (let pending = offsets, attempt = 0; ; attempt++) {
       try {
         return await this.#commitOnce(pending);
       } catch (error) {
-        if (!isRebalanceCommitError(error as KafkaClientError) || this.#closing || Date.now() > deadline)
+        const failure = error as KafkaClientError;
+        const elapsed = Date.now() - started;
+        if (isRebalanceCommitError(failure) && !this.#closing && elapsed < REBALANCE_COMMIT_RETRY_MS) {
+          this.#logger?.info({ err: error, groupId: this.groupId }, 'commit refused by a rebalance; repeating');
+          await sleep(COMMIT_RETRY_DELAY_MS);
+          const assigned = new Set(this.assignment().map((p) => `${p.topic}[${p.partition}]`));
+          pending = pending.filter((o) => assigned.has(`${o.topic}[${o.partition}]`));
+        } else if (isRetriableCommitError(failure) && elapsed < COORDINATOR_COMMIT_RETRY_MS) {
+          this.#logger?.warn({ err: error, groupId: this.groupId, attempt }, 'kafka commit failed, repeating it');
+          await sleep(Math.min(2000, 100 * 2 ** attempt));
+        } else {
           throw error;
-        this.#logger?.info({ err: error, groupId: this.groupId }, 'commit refused by a rebalance; repeating');
-        await new Promise((resolve) => setTimeout(resolve, COMMIT_RETRY_DELAY_MS));
-        const assigned = new Set(this.assignment().map((p) => `${p.topic}[${p.partition}]`));
-        pending = pending.filter((o) => assigned.has(`${o.topic}[${o.partition}]`));
+        }
       }
     }
   }

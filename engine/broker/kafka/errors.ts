@@ -15,6 +15,14 @@ export const ERR = {
   ILLEGAL_GENERATION: 22,
   UNKNOWN_MEMBER_ID: 25,
   REBALANCE_IN_PROGRESS: 27,
+  TRANSPORT: -195,
+  ALL_BROKERS_DOWN: -187,
+  TIMED_OUT: -185,
+  WAIT_COORD: -180,
+  REQUEST_TIMED_OUT: 7,
+  COORDINATOR_LOAD_IN_PROGRESS: 14,
+  COORDINATOR_NOT_AVAILABLE: 15,
+  NOT_COORDINATOR: 16,
 } as const;
 
 /**
@@ -28,6 +36,26 @@ export function isRebalanceCommitError(error: { code?: number | undefined }): bo
     error.code === ERR.UNKNOWN_MEMBER_ID ||
     error.code === ERR.REBALANCE_IN_PROGRESS
   );
+}
+
+/**
+ * Codes of a commit that failed because the group's coordinator is moving or unreachable (its
+ * broker lost, a new one loading the group's offsets), not because of the commit: the same
+ * commit succeeds once a coordinator answers, so it is repeated.
+ */
+const RETRIABLE_COMMIT_CODES = new Set<number>([
+  ERR.TRANSPORT,
+  ERR.ALL_BROKERS_DOWN,
+  ERR.TIMED_OUT,
+  ERR.WAIT_COORD,
+  ERR.REQUEST_TIMED_OUT,
+  ERR.COORDINATOR_LOAD_IN_PROGRESS,
+  ERR.COORDINATOR_NOT_AVAILABLE,
+  ERR.NOT_COORDINATOR,
+]);
+
+export function isRetriableCommitError(error: { readonly code?: number | undefined }): boolean {
+  return error.code !== undefined && RETRIABLE_COMMIT_CODES.has(error.code);
 }
 
 /**

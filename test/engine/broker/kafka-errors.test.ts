@@ -1,6 +1,6 @@
 import type { LibrdKafkaError } from 'node-rdkafka';
 import * as assert from 'uvu/assert';
-import { isFatalProducerError } from '../../../engine/broker/kafka/errors.ts';
+import { isFatalProducerError, isRetriableCommitError } from '../../../engine/broker/kafka/errors.ts';
 import { test } from '../../support/suite.ts';
 
 const error = (code: number, message: string, isFatal?: boolean) =>
@@ -27,6 +27,13 @@ test('transient errors keep the producer', () => {
   assert.not.ok(isFatalProducerError(error(-195, 'broker transport failure')));
   assert.not.ok(isFatalProducerError(error(3, 'unknown topic or partition')));
   assert.not.ok(isFatalProducerError(error(-192, 'message timed out')));
+});
+
+test('a commit is repeated when the group coordinator moves or is unreachable, not for other failures', () => {
+  for (const code of [14, 15, 16, 7, -195, -187, -185, -180])
+    assert.ok(isRetriableCommitError({ code }), `code ${code}`);
+  for (const code of [22, 25, 27, -168, 3, undefined])
+    assert.not.ok(isRetriableCommitError({ code }), `code ${code}`);
 });
 
 test.run();
