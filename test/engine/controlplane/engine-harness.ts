@@ -1,0 +1,175 @@
+/**
+ * A real engine (in-process broker, in-memory store) under a control plane at `address`. The
+ * default configuration has two independent head nodes, so each input message yields exactly one
+ * output message.
+ */
+import pino from 'pino';
+import { MemoryBroker } from '../../../engine/broker/memory/index.ts';
+import type { BrokerConsumer } from '../../../engine/broker/types.ts';
+import { parseConfig } from '../../../engine/config/index.ts';
+import {
+  type ControlPlane,
+  createControlPlane,
+  engineSnapshot,
+  graphDescription,
+} from '../../../engine/controlplane/index.ts';
+import { createEngineMetrics } from '../../../engine/metrics/index.ts';
+import { compileConfig } from '../../../engine/runtime/compile.ts';
+import { type RunningEngine, startEngine } from '../../../engine/runtime/engine.ts';
+import { MemoryStore } from '../../../engine/store/index.ts';
+
+export const CONFIG = {
+  id: 'cpEngine01',
+  connections: { kafka: { type: 'kafka', config: { 'bootstrap.servers': '127.0.0.1:9' } } },
+  consumers: {
+    type: 'kafka',
+    config: {
+      customers: { topic: 'customers', connectionName: 'kafka', commitIntervalMs: 0 },
+      products: { topic: 'products', connectionName: 'kafka', commitIntervalMs: 0 },
+    },
+  },
+  producer: { type: 'kafka', config: { connectionName: 'kafka', topic: 'views' } },
+  processor: {
+    graph: {
+      nodes: [
+        { id: 'customers', edges: { in: [], out: [] } },
+        { id: 'products', edges: { in: [], out: [] } },
+      ],
+      edges: [] as unknown[],
+    },
+    persistence: { type: 'mongodb', config: { url: 'mongodb://127.0.0.1:9' } },
+    internalUpdates: { type: 'kafka', config: { topic: 'internal', connectionName: 'kafka' } },
+  },
+};
+
+/** Customers with their orders (`customers.id = orders.customerId`): a graph with an edge to draw. */
+export const ORDERS_CONFIG = {
+  ...CONFIG,
+  id: 'cpOrders01',
+  consumers: {
+    type: 'kafka',
+    config: {
+      customers: { topic: 'customers', connectionName: 'kafka', commitIntervalMs: 0 },
+      orders: { topic: 'orders', connectionName: 'kafka', commitIntervalMs: 0 },
+    },
+  },
+  processor: {
+    ...CONFIG.processor,
+    graph: {
+      nodes: [
+        { id: 'customers', edges: { in: [], out: ['customerOrders'] } },
+        { id: 'orders', edges: { in: ['customerOrders'], out: [] } },
+      ],
+      edges: [
+        {
+          id: 'customerOrders',
+          parent: 'customers',
+          child: 'orders',
+          filter: { $eq: [{ foreign: 'customerId' }, 'id'] },
+        },
+      ],
+    },
+  },
+};
+
+export interface EngineHarnessOptions {
+  readonly address: string;
+  /** Default `CONFIG`. */
+  readonly config?: typeof CONFIG;
+  /** Send the graph message (default true); false: an engine from before it existed. */
+  readonly sendGraph?: boolean;
+  readonly feedbackIntervalMs?: number;
+}
+
+export interface EngineHarness {
+  readonly nodes: readonly string[];
+  readonly broker: MemoryBroker;
+  readonly engine: RunningEngine;
+  readonly plane: ControlPlane;
+  readonly outputs: Map<string, number>;
+  readOutputs(): Promise<number>;
+  produce(topic: string, from: number, count: number): Promise<void>;
+  consumed(node: string): Promise<number>;
+  close(): Promise<void>;
+}
+
+export async function startEngineHarness(options: EngineHarnessOptions): Promise<EngineHarness> {
+  const logger = pino({ level: 'warn' });
+  const compiled = compileConfig(parseConfig(JSON.stringify(options.config ?? CONFIG)).config);
+  const nodes = [...compiled.topics.keys()];
+  const topics = Object.fromEntries([...compiled.topics.values(), 'internal', 'views'].map((t) => [t, 2]));
+  const broker = new MemoryBroker({ topics });
+  const metrics = createEngineMetrics({ defaultMetrics: false });
+  const plane = createControlPlane({
+    address: options.address,
+    engineId: compiled.config.id,
+    nodes,
+    ...(options.sendGraph === false ? {} : { graph: graphDescription(compiled) }),
+    feedbackIntervalMs: options.feedbackIntervalMs ?? 100,
+    resumeAfterMs: null,
+    logger,
+    registry: metrics.registry,
+    backoff: { initialMs: 50, maxMs: 200 },
+  });
+  const none = {};
+  const engine = await startEngine({
+    compiled,
+    broker,
+    store: new MemoryStore(compiled.layout),
+    logger,
+    clients: { consumer: () => none, producer: none, internalConsumer: none, internalProducer: none },
+    metrics,
+    // Small batches, so that pauses fall between and during batches.
+    maxBatchSize: 5,
+    paused: (node) => plane.paused(node),
+  });
+  plane.start(engineSnapshot(engine, nodes));
+
+  const reader: BrokerConsumer = broker.consumer({ groupId: 'test-output' });
+  await reader.connect();
+  reader.subscribe(['views']);
+  const outputs = new Map<string, number>();
+  const producer = broker.producer();
+  await producer.connect();
+  return {
+    nodes,
+    broker,
+    engine,
+    plane,
+    outputs,
+    async readOutputs() {
+      for (
+        let batch = await reader.consume(1000, 20);
+        batch.length > 0;
+        batch = await reader.consume(1000, 0)
+      ) {
+        for (const m of batch) {
+          if (m.value === null) continue;
+          const key = String(m.key);
+          outputs.set(key, (outputs.get(key) ?? 0) + 1);
+        }
+      }
+      return [...outputs.values()].reduce((a, b) => a + b, 0);
+    },
+    async produce(topic, from, count) {
+      for (let id = from; id < from + count; id++) {
+        const after = { id, kind: topic };
+        await producer.produce({
+          topic,
+          key: Buffer.from(JSON.stringify({ id, kind: topic })),
+          value: Buffer.from(JSON.stringify({ op: 'c', before: null, after })),
+        });
+      }
+    },
+    async consumed(node) {
+      const { values } = await metrics.consumed.get();
+      return values.find((v) => v.labels.node === node)?.value ?? 0;
+    },
+    async close() {
+      await plane.close();
+      await engine.stop();
+      await reader.disconnect();
+      await producer.disconnect();
+    },
+  };
+}
