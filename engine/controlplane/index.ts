@@ -151,6 +151,7 @@ export function createControlPlane(options: ControlPlaneOptions): ControlPlane {
         sentAtMs,
         windowMs: sample.windowMs,
         gated: gate.gated,
+        releaseAtMs: gate.releaseAt ?? 0,
         nodes: sample.nodes.map((n) => ({
           ...n,
           state: gate.state(n.node) === 'paused' ? 'NODE_STATE_PAUSED' : 'NODE_STATE_RUNNING',

@@ -29,6 +29,8 @@ export interface FeedbackEvent {
   readonly windowMs: number;
   readonly gated: boolean;
   readonly nodes: readonly NodeFeedback[];
+  /** When a gated engine resumes by itself (`resumeAfterMs`), Unix ms; 0: not set. */
+  readonly releaseAtMs: number;
 }
 
 export interface DesiredStateAck {

@@ -31,6 +31,7 @@ const MESSAGES: Record<string, object> = {
     windowMs: true,
     gated: true,
     nodes: true,
+    releaseAtMs: true,
   } satisfies Fields<FeedbackEvent>,
   NodeFeedback: {
     node: true,
@@ -103,6 +104,7 @@ test('a fully populated feedback event survives encoding and decoding unchanged'
     sentAtMs: 1_790_000_000_123,
     windowMs: 3001,
     gated: true,
+    releaseAtMs: 1_790_000_030_000,
     nodes: [
       {
         node: 'orders',
