@@ -60,14 +60,7 @@ export const ORDERS_CONFIG = {
         { id: 'customers', edges: { in: [], out: ['customerOrders'] } },
         { id: 'orders', edges: { in: ['customerOrders'], out: [] } },
       ],
-      edges: [
-        {
-          id: 'customerOrders',
-          parent: 'customers',
-          child: 'orders',
-          filter: { $eq: [{ foreign: 'customerId' }, 'id'] },
-        },
-      ],
+      edges: [{ id: 'customerOrders', filter: { $eq: [{ foreign: ['customerId'] }, { local: ['id'] }] } }],
     },
   },
 };
@@ -75,7 +68,7 @@ export const ORDERS_CONFIG = {
 export interface EngineHarnessOptions {
   readonly address: string;
   /** Default `CONFIG`. */
-  readonly config?: typeof CONFIG;
+  readonly config?: object;
   /** Send the graph message (default true); false: an engine from before it existed. */
   readonly sendGraph?: boolean;
   readonly feedbackIntervalMs?: number;
