@@ -33,6 +33,7 @@ export const ConsolePage: FC<PageOptions> = ({ tokenRequired }) => (
           Resume all engines
         </button>
       </header>
+      <p id="notice" class="notice" role="status" aria-live="polite" />
       <div class="layout">
         <nav aria-label="Engines">
           <h2>Engines</h2>
