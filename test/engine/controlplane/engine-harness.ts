@@ -3,9 +3,12 @@
  * default configuration has two independent head nodes, so each input message yields exactly one
  * output message.
  */
+
+import { randomUUID } from 'node:crypto';
 import pino from 'pino';
+import { createKafkaBroker } from '../../../engine/broker/kafka/index.ts';
 import { MemoryBroker } from '../../../engine/broker/memory/index.ts';
-import type { BrokerConsumer } from '../../../engine/broker/types.ts';
+import type { Broker, BrokerConsumer } from '../../../engine/broker/types.ts';
 import { parseConfig } from '../../../engine/config/index.ts';
 import {
   type ControlPlane,
@@ -14,8 +17,10 @@ import {
   graphDescription,
 } from '../../../engine/controlplane/index.ts';
 import { createEngineMetrics } from '../../../engine/metrics/index.ts';
-import { compileConfig } from '../../../engine/runtime/compile.ts';
+import { engineClients } from '../../../engine/runtime/clients.ts';
+import { type CompiledConfig, compileConfig } from '../../../engine/runtime/compile.ts';
 import { type RunningEngine, startEngine } from '../../../engine/runtime/engine.ts';
+import { resolveSecrets } from '../../../engine/secrets/index.ts';
 import { MemoryStore } from '../../../engine/store/index.ts';
 
 export const CONFIG = {
@@ -65,6 +70,12 @@ export const ORDERS_CONFIG = {
   },
 };
 
+/** A real Kafka cluster (from `startKafka`): the engine consumes and produces there. */
+export interface KafkaTarget {
+  readonly properties: Record<string, string>;
+  topic(name: string): string;
+}
+
 export interface EngineHarnessOptions {
   readonly address: string;
   /** Default `CONFIG`. */
@@ -72,11 +83,13 @@ export interface EngineHarnessOptions {
   /** Send the graph message (default true); false: an engine from before it existed. */
   readonly sendGraph?: boolean;
   readonly feedbackIntervalMs?: number;
+  /** Default: the in-process broker. */
+  readonly kafka?: KafkaTarget;
 }
 
 export interface EngineHarness {
   readonly nodes: readonly string[];
-  readonly broker: MemoryBroker;
+  readonly broker: Broker;
   readonly engine: RunningEngine;
   readonly plane: ControlPlane;
   readonly outputs: Map<string, number>;
@@ -88,10 +101,13 @@ export interface EngineHarness {
 
 export async function startEngineHarness(options: EngineHarnessOptions): Promise<EngineHarness> {
   const logger = pino({ level: 'warn' });
-  const compiled = compileConfig(parseConfig(JSON.stringify(options.config ?? CONFIG)).config);
+  const { kafka } = options;
+  const topic = (name: string) => kafka?.topic(name) ?? name;
+  const compiled = compileConfig(
+    parseConfig(JSON.stringify(onCluster(options.config ?? CONFIG, kafka))).config,
+  );
   const nodes = [...compiled.topics.keys()];
-  const topics = Object.fromEntries([...compiled.topics.values(), 'internal', 'views'].map((t) => [t, 2]));
-  const broker = new MemoryBroker({ topics });
+  const { broker, clients, properties } = await brokerFor(compiled, kafka);
   const metrics = createEngineMetrics({ defaultMetrics: false });
   const plane = createControlPlane({
     address: options.address,
@@ -104,13 +120,12 @@ export async function startEngineHarness(options: EngineHarnessOptions): Promise
     registry: metrics.registry,
     backoff: { initialMs: 50, maxMs: 200 },
   });
-  const none = {};
   const engine = await startEngine({
     compiled,
     broker,
     store: new MemoryStore(compiled.layout),
     logger,
-    clients: { consumer: () => none, producer: none, internalConsumer: none, internalProducer: none },
+    clients,
     metrics,
     // Small batches, so that pauses fall between and during batches.
     maxBatchSize: 5,
@@ -118,11 +133,11 @@ export async function startEngineHarness(options: EngineHarnessOptions): Promise
   });
   plane.start(engineSnapshot(engine, nodes));
 
-  const reader: BrokerConsumer = broker.consumer({ groupId: 'test-output' });
+  const reader: BrokerConsumer = broker.consumer({ groupId: `test-output-${randomUUID()}`, properties });
   await reader.connect();
-  reader.subscribe(['views']);
+  reader.subscribe([topic('views')]);
   const outputs = new Map<string, number>();
-  const producer = broker.producer();
+  const producer = broker.producer({ properties });
   await producer.connect();
   return {
     nodes,
@@ -144,12 +159,12 @@ export async function startEngineHarness(options: EngineHarnessOptions): Promise
       }
       return [...outputs.values()].reduce((a, b) => a + b, 0);
     },
-    async produce(topic, from, count) {
+    async produce(name, from, count) {
       for (let id = from; id < from + count; id++) {
-        const after = { id, kind: topic };
+        const after = { id, kind: name };
         await producer.produce({
-          topic,
-          key: Buffer.from(JSON.stringify({ id, kind: topic })),
+          topic: topic(name),
+          key: Buffer.from(JSON.stringify({ id, kind: name })),
           value: Buffer.from(JSON.stringify({ op: 'c', before: null, after })),
         });
       }
@@ -164,5 +179,31 @@ export async function startEngineHarness(options: EngineHarnessOptions): Promise
       await reader.disconnect();
       await producer.disconnect();
     },
+  };
+}
+
+/** The configuration with its topics and connection on the cluster, when there is one. */
+function onCluster(config: object, kafka: KafkaTarget | undefined): object {
+  if (!kafka) return config;
+  const copy = structuredClone(config) as typeof CONFIG;
+  copy.connections.kafka.config = kafka.properties as typeof copy.connections.kafka.config;
+  for (const consumer of Object.values(copy.consumers.config)) consumer.topic = kafka.topic(consumer.topic);
+  copy.producer.config.topic = kafka.topic(copy.producer.config.topic);
+  copy.processor.internalUpdates.config.topic = kafka.topic(copy.processor.internalUpdates.config.topic);
+  return copy;
+}
+
+async function brokerFor(compiled: CompiledConfig, kafka: KafkaTarget | undefined) {
+  if (kafka) {
+    const clients = engineClients(compiled.config, await resolveSecrets(compiled.config));
+    const broker: Broker = createKafkaBroker({ properties: clients.producer });
+    return { broker, clients, properties: kafka.properties };
+  }
+  const topics = Object.fromEntries([...compiled.topics.values(), 'internal', 'views'].map((t) => [t, 2]));
+  const none = {};
+  return {
+    broker: new MemoryBroker({ topics }) as Broker,
+    clients: { consumer: () => none, producer: none, internalConsumer: none, internalProducer: none },
+    properties: {},
   };
 }
