@@ -83,6 +83,8 @@ export interface EngineHarnessOptions {
   /** Send the graph message (default true); false: an engine from before it existed. */
   readonly sendGraph?: boolean;
   readonly feedbackIntervalMs?: number;
+  /** Default null: gated until a desired state. */
+  readonly resumeAfterMs?: number;
   /** Default: the in-process broker. */
   readonly kafka?: KafkaTarget;
 }
@@ -100,7 +102,7 @@ export interface EngineHarness {
 }
 
 export async function startEngineHarness(options: EngineHarnessOptions): Promise<EngineHarness> {
-  const logger = pino({ level: 'warn' });
+  const logger = pino({ level: process.env.LOG_LEVEL ?? 'silent' });
   const { kafka } = options;
   const topic = (name: string) => kafka?.topic(name) ?? name;
   const compiled = compileConfig(
@@ -115,7 +117,7 @@ export async function startEngineHarness(options: EngineHarnessOptions): Promise
     nodes,
     ...(options.sendGraph === false ? {} : { graph: graphDescription(compiled) }),
     feedbackIntervalMs: options.feedbackIntervalMs ?? 100,
-    resumeAfterMs: null,
+    resumeAfterMs: options.resumeAfterMs ?? null,
     logger,
     registry: metrics.registry,
     backoff: { initialMs: 50, maxMs: 200 },

@@ -5,7 +5,7 @@
 import * as assert from 'uvu/assert';
 import { test } from '../../../support/suite.ts';
 import { CONFIG, ORDERS_CONFIG, startEngineHarness } from '../engine-harness.ts';
-import { waitFor } from '../support.ts';
+import { freePort, waitFor } from '../support.ts';
 import { pauseResumeScenario } from './scenario.ts';
 import { startConsole } from './support.ts';
 
@@ -81,6 +81,38 @@ test('an instance that rejects a desired state shows why; unknown engine, node o
   } finally {
     await older.close();
     await newer.close();
+    await cp.close();
+  }
+});
+
+test('an engine that could not reach the control plane at first shows when resumeAfterMs releases it', async () => {
+  const port = await freePort();
+  const h = await startEngineHarness({ address: `127.0.0.1:${port}`, resumeAfterMs: 120_000 });
+  const failedAt = Date.now();
+  const reconnects = () =>
+    h.engine.context.metrics.registry.getSingleMetricAsString('streamfold_controlplane_reconnects_total');
+  await waitFor('a failed connection', async () => / [1-9]\d*$/m.test(await reconnects()));
+  const cp = await startConsole({ grpcPort: port });
+  try {
+    const engine = await waitFor('the gated engine', async () => {
+      const found = await cp.engine(ENGINE);
+      return found?.releaseAtMs && found;
+    });
+    assert.ok(engine.gated);
+    assert.ok(
+      engine.releaseAtMs! > failedAt + 110_000 && engine.releaseAtMs! <= Date.now() + 120_000,
+      `released about 120 s after the first failure (${engine.releaseAtMs! - failedAt} ms)`,
+    );
+    assert.is(engine.instances[0]?.releaseAtMs, engine.releaseAtMs);
+    const released = await cp.post('/api/resume-all');
+    const [request] = released.body.requests as Array<{ requestId: string }>;
+    assert.is((await cp.settled(request!.requestId)).status, 'accepted');
+    await waitFor('no longer gated', async () => {
+      const after = await cp.engine(ENGINE);
+      return after && !after.gated && after.releaseAtMs === null;
+    });
+  } finally {
+    await h.close();
     await cp.close();
   }
 });

@@ -29,11 +29,11 @@ export interface Console {
 }
 
 export async function startConsole(
-  options: { token?: string; liveness?: Partial<Liveness>; host?: string } = {},
+  options: { token?: string; liveness?: Partial<Liveness>; host?: string; grpcPort?: number } = {},
 ): Promise<Console> {
   const { logger, lines } = capturingLogger();
   const server = await startControlPlaneServer({
-    grpc: '127.0.0.1:0',
+    grpc: `127.0.0.1:${options.grpcPort ?? 0}`,
     http: { host: options.host ?? '127.0.0.1', port: 0 },
     token: options.token ?? null,
     logger,
