@@ -281,88 +281,67 @@ function sparkline(history) {
   );
 }
 
-function nodesTable(engine) {
-  const id = encodeURIComponent(engine.engineId);
+/** A captioned table with column headers; `rows` are `tr` elements. */
+function table(caption, columns, rows) {
   return h(
     'table',
-    { class: 'nodes' },
-    h('caption', {}, 'Nodes'),
-    h(
-      'thead',
-      {},
-      h(
+    { class: caption.toLowerCase() },
+    h('caption', {}, caption),
+    h('thead', {}, h('tr', {}, ...columns.map((column) => h('th', { scope: 'col' }, column)))),
+    h('tbody', {}, ...rows),
+  );
+}
+
+function nodesTable(engine) {
+  const id = encodeURIComponent(engine.engineId);
+  return table(
+    'Nodes',
+    ['Node', 'State', 'Rate', 'Lag', 'Last 5 min', 'Partitions (committed / lag)', 'Actions'],
+    engine.nodes.map((node) => {
+      const path = `/api/engines/${id}/nodes/${encodeURIComponent(node.node)}`;
+      return h(
         'tr',
-        {},
-        ...['Node', 'State', 'Rate', 'Lag', 'Last 5 min', 'Partitions (committed / lag)', 'Actions'].map(
-          (t) => h('th', { scope: 'col' }, t),
+        { 'data-node': node.node },
+        h('th', { scope: 'row' }, node.node, node.head ? h('span', { class: 'head-mark' }, ' ★') : null),
+        h('td', {}, h('span', { class: `badge state-${node.state}` }, node.state)),
+        h('td', { class: 'number' }, rate(node.messagesPerSecond)),
+        h('td', { class: 'number' }, count(node.lag)),
+        h('td', {}, sparkline(node.history)),
+        h(
+          'td',
+          { class: 'partitions' },
+          node.partitions
+            .map((p) => `${p.topic}/${p.partition}: ${offset(p.committedOffset)} / ${count(p.lag)}`)
+            .join(', ') || '—',
         ),
-      ),
-    ),
-    h(
-      'tbody',
-      {},
-      ...engine.nodes.map((node) => {
-        const path = `/api/engines/${id}/nodes/${encodeURIComponent(node.node)}`;
-        return h(
-          'tr',
-          { 'data-node': node.node },
-          h('th', { scope: 'row' }, node.node, node.head ? h('span', { class: 'head-mark' }, ' ★') : null),
-          h('td', {}, h('span', { class: `badge state-${node.state}` }, node.state)),
-          h('td', { class: 'number' }, rate(node.messagesPerSecond)),
-          h('td', { class: 'number' }, count(node.lag)),
-          h('td', {}, sparkline(node.history)),
-          h(
-            'td',
-            { class: 'partitions' },
-            node.partitions
-              .map((p) => `${p.topic}/${p.partition}: ${offset(p.committedOffset)} / ${count(p.lag)}`)
-              .join(', ') || '—',
+        h(
+          'td',
+          { class: 'actions' },
+          button(`Pause ${node.node}`, 'Pause', `pause:${engine.engineId}:${node.node}`, () =>
+            act(`${path}/pause`, `pause ${node.node}`),
           ),
-          h(
-            'td',
-            { class: 'actions' },
-            button(`Pause ${node.node}`, 'Pause', `pause:${engine.engineId}:${node.node}`, () =>
-              act(`${path}/pause`, `pause ${node.node}`),
-            ),
-            button(`Resume ${node.node}`, 'Resume', `resume:${engine.engineId}:${node.node}`, () =>
-              act(`${path}/resume`, `resume ${node.node}`),
-            ),
+          button(`Resume ${node.node}`, 'Resume', `resume:${engine.engineId}:${node.node}`, () =>
+            act(`${path}/resume`, `resume ${node.node}`),
           ),
-        );
-      }),
-    ),
+        ),
+      );
+    }),
   );
 }
 
 function instancesTable(engine) {
-  return h(
-    'table',
-    { class: 'instances' },
-    h('caption', {}, 'Instances'),
-    h(
-      'thead',
-      {},
+  return table(
+    'Instances',
+    ['Instance', 'Status', 'Last heard', 'Feedback #', 'Gated'],
+    engine.instances.map((instance) =>
       h(
         'tr',
         {},
-        ...['Instance', 'Status', 'Last heard', 'Feedback #', 'Gated'].map((t) =>
-          h('th', { scope: 'col' }, t),
-        ),
-      ),
-    ),
-    h(
-      'tbody',
-      {},
-      ...engine.instances.map((instance) =>
-        h(
-          'tr',
-          {},
-          h('th', { scope: 'row' }, h('code', {}, instance.instanceId.slice(0, 8))),
-          h('td', {}, h('span', { class: `badge status-${instance.status}` }, instance.status)),
-          h('td', {}, ago(instance.lastHeardAt)),
-          h('td', { class: 'number' }, String(instance.sequence)),
-          h('td', {}, instance.gated ? 'yes' : 'no'),
-        ),
+        h('th', { scope: 'row' }, h('code', {}, instance.instanceId.slice(0, 8))),
+        h('td', {}, h('span', { class: `badge status-${instance.status}` }, instance.status)),
+        h('td', {}, ago(instance.lastHeardAt)),
+        h('td', { class: 'number' }, String(instance.sequence)),
+        h('td', {}, instance.gated ? 'yes' : 'no'),
       ),
     ),
   );

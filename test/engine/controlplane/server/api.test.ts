@@ -7,25 +7,18 @@ import { test } from '../../../support/suite.ts';
 import { CONFIG, ORDERS_CONFIG, startEngineHarness } from '../engine-harness.ts';
 import { freePort, waitFor } from '../support.ts';
 import { pauseResumeScenario } from './scenario.ts';
-import { startConsole } from './support.ts';
+import { startConsole, withEngine } from './support.ts';
 
 const ENGINE = CONFIG.id;
 
 test('feedback and graph appear; resume-all releases the gated engine; pause stops consumption and resume continues from the committed offset', async () => {
-  const cp = await startConsole();
-  const h = await startEngineHarness({ address: cp.grpcAddress });
-  try {
+  await withEngine({}, async (cp, h) => {
     await pauseResumeScenario(cp, h);
-  } finally {
-    await h.close();
-    await cp.close();
-  }
+  });
 });
 
 test('pause and resume a whole engine', async () => {
-  const cp = await startConsole();
-  const h = await startEngineHarness({ address: cp.grpcAddress });
-  try {
+  await withEngine({}, async (cp) => {
     await waitFor('the engine', () => cp.engine(ENGINE));
     const paused = await cp.post(`/api/engines/${ENGINE}/pause`);
     assert.is(paused.body.action, 'pause all nodes');
@@ -36,10 +29,7 @@ test('pause and resume a whole engine', async () => {
       const engine = await cp.engine(ENGINE);
       return !engine?.gated && engine?.nodes.every((n) => n.state === 'running');
     });
-  } finally {
-    await h.close();
-    await cp.close();
-  }
+  });
 });
 
 test('an instance that rejects a desired state shows why; unknown engine, node or action answer 404', async () => {

@@ -14,12 +14,10 @@ import { LOADER_OPTIONS, SERVICE_NAME } from '../../../../engine/controlplane/pr
 import { test } from '../../../support/suite.ts';
 import { CONFIG, startEngineHarness } from '../engine-harness.ts';
 import { waitFor } from '../support.ts';
-import { nodeOf, startConsole } from './support.ts';
+import { nodeOf, withEngine } from './support.ts';
 
 test('an engine that sends no graph: listed from its feedback, its nodes paused and resumed', async () => {
-  const cp = await startConsole();
-  const h = await startEngineHarness({ address: cp.grpcAddress, sendGraph: false });
-  try {
+  await withEngine({ sendGraph: false }, async (cp) => {
     const engine = await waitFor('the engine from its feedback', () => cp.engine(CONFIG.id));
     assert.is(engine.graph, null);
     assert.is(engine.layout, null);
@@ -36,10 +34,7 @@ test('an engine that sends no graph: listed from its feedback, its nodes paused 
       'running',
       async () => nodeOf(await cp.engine(CONFIG.id), 'customers')?.state === 'running',
     );
-  } finally {
-    await h.close();
-    await cp.close();
-  }
+  });
 });
 
 /** `controlplane.proto` as it was before: no graph message, no `release_at_ms`. */

@@ -1,9 +1,8 @@
 /** The control plane steering an engine on the real broker (`startKafka`): the committed offsets are Kafka's. */
 import { type KafkaFixture, startKafka } from '../../../support/kafka.ts';
 import { test } from '../../../support/suite.ts';
-import { startEngineHarness } from '../engine-harness.ts';
 import { pauseResumeScenario } from './scenario.ts';
-import { startConsole } from './support.ts';
+import { withEngine } from './support.ts';
 
 let kafka: KafkaFixture;
 
@@ -15,15 +14,10 @@ test.after(async () => {
 });
 
 test('on the real broker: feedback appears, resume-all releases, pause stops the committed offsets, resume continues from them', async () => {
-  const cp = await startConsole();
-  const h = await startEngineHarness({ address: cp.grpcAddress, kafka });
-  try {
+  await withEngine({ kafka }, async (cp, h) => {
     // Group joins and offset commits take seconds on a broker, not milliseconds.
     await pauseResumeScenario(cp, h, 90_000);
-  } finally {
-    await h.close();
-    await cp.close();
-  }
+  });
 });
 
 test.run();

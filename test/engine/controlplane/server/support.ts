@@ -8,6 +8,7 @@ import {
   startControlPlaneServer,
 } from '../../../../engine/controlplane/server/index.ts';
 import type { DesiredStateRequest } from '../../../../engine/controlplane/server/requests.ts';
+import { type EngineHarness, type EngineHarnessOptions, startEngineHarness } from '../engine-harness.ts';
 import { capturingLogger, waitFor } from '../support.ts';
 
 export interface Console {
@@ -78,4 +79,22 @@ export function nodeOf(engine: ConsoleEngine | undefined, node: string) {
       committed: view.partitions.reduce((sum, p) => sum + Math.max(p.committedOffset, 0), 0),
     }
   );
+}
+
+/** Runs `body` with a console and one engine connected to it, and closes both whatever happens. */
+export async function withEngine(
+  options: Omit<EngineHarnessOptions, 'address'>,
+  body: (cp: Console, h: EngineHarness) => Promise<void>,
+): Promise<void> {
+  const cp = await startConsole();
+  try {
+    const h = await startEngineHarness({ ...options, address: cp.grpcAddress });
+    try {
+      await body(cp, h);
+    } finally {
+      await h.close();
+    }
+  } finally {
+    await cp.close();
+  }
 }
