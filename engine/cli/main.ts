@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { type CliCommand, type CliIo, UsageError } from './command.ts';
+import { controlplaneCommand } from './controlplane.ts';
 import { explainCommand } from './explain.ts';
 import { kafkaCommand } from './kafka.ts';
 import { refreshCommand } from './refresh.ts';
@@ -16,6 +17,7 @@ const COMMANDS: readonly CliCommand[] = [
   runCommand,
   refreshCommand,
   serviceCommand,
+  controlplaneCommand,
   regoCommand,
   kafkaCommand,
 ];
@@ -23,7 +25,7 @@ const COMMANDS: readonly CliCommand[] = [
 const USAGE = `Usage: streamfold <command> [options]
 
 Commands:
-${COMMANDS.map((command) => `  ${command.name.padEnd(10)}${command.summary}`).join('\n')}
+${COMMANDS.map((command) => `  ${command.name.padEnd(14)}${command.summary}`).join('\n')}
 
 Run "streamfold <command> --help" for the options of a command.`;
 

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { createKafkaBroker } from '../broker/kafka/index.ts';
 import type { Config } from '../config/index.ts';
-import { createControlPlane, engineSnapshot } from '../controlplane/index.ts';
+import { createControlPlane, engineSnapshot, graphDescription } from '../controlplane/index.ts';
 import { createEngineMetrics } from '../metrics/index.ts';
 import { deadLetterTopics, engineClients, topicsOnConnection } from '../runtime/clients.ts';
 import { compileConfig } from '../runtime/compile.ts';
@@ -33,6 +33,7 @@ export async function runKafkaMode(config: Config, logger: Logger, io: CliIo): P
         address: config.controlPlane.grpcAddress,
         engineId: config.id,
         nodes,
+        graph: graphDescription(compiled),
         feedbackIntervalMs: config.controlPlane.feedbackInterval,
         resumeAfterMs: config.controlPlane.resumeAfterMs,
         logger,

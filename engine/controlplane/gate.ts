@@ -30,6 +30,11 @@ export class NodeGate {
     return !this.#received && !this.#released;
   }
 
+  /** While gated: when the gate opens by itself (the caller's time), or null if it will not. */
+  get releaseAt(): number | null {
+    return this.gated ? this.#releaseAt : null;
+  }
+
   get nodes(): ReadonlySet<string> {
     return new Set(this.#states.keys());
   }

@@ -10,12 +10,14 @@ import { validateDesiredState } from './desired-state.ts';
 import { DueTimer } from './due-timer.ts';
 import { FeedbackScheduler } from './feedback.ts';
 import { type NodeChange, NodeGate } from './gate.ts';
+import type { GraphDescription } from './graph.ts';
 import type { FeedbackEvent } from './messages.ts';
 import { createControlPlaneMetrics } from './metrics.ts';
 import type { FeedbackSource } from './snapshot.ts';
 
 export type { BackoffOptions } from './backoff.ts';
 export type { DesiredNodeState } from './desired-state.ts';
+export { type GraphDescription, graphDescription } from './graph.ts';
 export type * from './messages.ts';
 export { controlPlaneService, PROTO_PATH } from './proto.ts';
 export { type EngineSample, engineSnapshot, type FeedbackSource, type NodeSample } from './snapshot.ts';
@@ -30,6 +32,8 @@ export interface ControlPlaneOptions {
   readonly engineId: string;
   /** The consumer node ids. */
   readonly nodes: readonly string[];
+  /** Sent once per stream so a control plane can draw it; none: not sent (as before it existed). */
+  readonly graph?: GraphDescription;
   readonly feedbackIntervalMs: number;
   readonly resumeAfterMs: number | null;
   readonly logger: Logger;
@@ -89,6 +93,8 @@ export function createControlPlane(options: ControlPlaneOptions): ControlPlane {
       onUp() {
         metrics.connected.set(1);
         log.info('connected to the control plane');
+        // Written before the first feedback event: the stream keeps the order.
+        if (options.graph) void channel.write({ graph: { engineId, instanceId, ...options.graph } });
         feedback.start();
       },
       onDown(reason, retryInMs) {
@@ -145,6 +151,7 @@ export function createControlPlane(options: ControlPlaneOptions): ControlPlane {
         sentAtMs,
         windowMs: sample.windowMs,
         gated: gate.gated,
+        releaseAtMs: gate.releaseAt ?? 0,
         nodes: sample.nodes.map((n) => ({
           ...n,
           state: gate.state(n.node) === 'paused' ? 'NODE_STATE_PAUSED' : 'NODE_STATE_RUNNING',

@@ -29,6 +29,8 @@ export interface FeedbackEvent {
   readonly windowMs: number;
   readonly gated: boolean;
   readonly nodes: readonly NodeFeedback[];
+  /** When a gated engine resumes by itself (`resumeAfterMs`), Unix ms; 0: not set. */
+  readonly releaseAtMs: number;
 }
 
 export interface DesiredStateAck {
@@ -37,10 +39,32 @@ export interface DesiredStateAck {
   readonly reason: string;
 }
 
-/** What the engine writes: exactly one of the two. Decoded, `kind` names the one set. */
+export interface GraphNode {
+  readonly id: string;
+  readonly topic: string;
+}
+
+export interface GraphEdge {
+  readonly id: string;
+  readonly parent: string;
+  readonly child: string;
+  readonly sentence: string;
+}
+
+/** Sent once per stream; older engines never send it (see `controlplane.proto`). */
+export interface EngineGraph {
+  readonly engineId: string;
+  readonly instanceId: string;
+  readonly nodes: readonly GraphNode[];
+  readonly edges: readonly GraphEdge[];
+  readonly heads: readonly string[];
+}
+
+/** What the engine writes: exactly one of the three. Decoded, `kind` names the one set. */
 export type EngineMessage =
   | { readonly feedback: FeedbackEvent; readonly kind?: 'feedback' }
-  | { readonly ack: DesiredStateAck; readonly kind?: 'ack' };
+  | { readonly ack: DesiredStateAck; readonly kind?: 'ack' }
+  | { readonly graph: EngineGraph; readonly kind?: 'graph' };
 
 export interface NodeDesiredState {
   readonly node: string;

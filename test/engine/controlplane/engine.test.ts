@@ -2,131 +2,25 @@
  * End to end: the engine (in-process broker, in-memory store) under a real grpc-js control plane.
  * Two independent head nodes, so each input message yields exactly one output message.
  */
-import pino from 'pino';
 import * as assert from 'uvu/assert';
-import { MemoryBroker } from '../../../engine/broker/memory/index.ts';
-import type { BrokerConsumer } from '../../../engine/broker/types.ts';
-import { parseConfig } from '../../../engine/config/index.ts';
-import { type ControlPlane, createControlPlane, engineSnapshot } from '../../../engine/controlplane/index.ts';
-import { createEngineMetrics } from '../../../engine/metrics/index.ts';
-import { compileConfig } from '../../../engine/runtime/compile.ts';
-import { type RunningEngine, startEngine } from '../../../engine/runtime/engine.ts';
-import { MemoryStore } from '../../../engine/store/index.ts';
 import { test } from '../../support/suite.ts';
+import { type EngineHarness, startEngineHarness } from './engine-harness.ts';
 import { acks, feedbacks, sleep, startTestServer, type TestServer, waitFor } from './support.ts';
 
-const CONFIG = {
-  id: 'cpEngine01',
-  connections: { kafka: { type: 'kafka', config: { 'bootstrap.servers': '127.0.0.1:9' } } },
-  consumers: {
-    type: 'kafka',
-    config: {
-      customers: { topic: 'customers', connectionName: 'kafka', commitIntervalMs: 0 },
-      products: { topic: 'products', connectionName: 'kafka', commitIntervalMs: 0 },
-    },
-  },
-  producer: { type: 'kafka', config: { connectionName: 'kafka', topic: 'views' } },
-  processor: {
-    graph: {
-      nodes: [
-        { id: 'customers', edges: { in: [], out: [] } },
-        { id: 'products', edges: { in: [], out: [] } },
-      ],
-      edges: [],
-    },
-    persistence: { type: 'mongodb', config: { url: 'mongodb://127.0.0.1:9' } },
-    internalUpdates: { type: 'kafka', config: { topic: 'internal', connectionName: 'kafka' } },
-  },
-};
 const NODES = ['customers', 'products'];
 
-interface Harness {
+interface Harness extends EngineHarness {
   readonly server: TestServer;
-  readonly broker: MemoryBroker;
-  readonly engine: RunningEngine;
-  readonly plane: ControlPlane;
-  readonly outputs: Map<string, number>;
-  readOutputs(): Promise<number>;
-  produce(topic: string, from: number, count: number): Promise<void>;
-  consumed(node: string): Promise<number>;
-  close(): Promise<void>;
 }
 
 async function startHarness(): Promise<Harness> {
-  const logger = pino({ level: 'warn' });
   const server = await startTestServer();
-  const compiled = compileConfig(parseConfig(JSON.stringify(CONFIG)).config);
-  const broker = new MemoryBroker({ topics: { customers: 2, products: 2, internal: 2, views: 2 } });
-  const metrics = createEngineMetrics({ defaultMetrics: false });
-  const plane = createControlPlane({
-    address: server.address,
-    engineId: CONFIG.id,
-    nodes: NODES,
-    feedbackIntervalMs: 100,
-    resumeAfterMs: null,
-    logger,
-    registry: metrics.registry,
-    backoff: { initialMs: 50, maxMs: 200 },
-  });
-  const none = {};
-  const engine = await startEngine({
-    compiled,
-    broker,
-    store: new MemoryStore(compiled.layout),
-    logger,
-    clients: { consumer: () => none, producer: none, internalConsumer: none, internalProducer: none },
-    metrics,
-    // Small batches, so that pauses fall between and during batches.
-    maxBatchSize: 5,
-    paused: (node) => plane.paused(node),
-  });
-  plane.start(engineSnapshot(engine, NODES));
-
-  const reader: BrokerConsumer = broker.consumer({ groupId: 'test-output' });
-  await reader.connect();
-  reader.subscribe(['views']);
-  const outputs = new Map<string, number>();
-  const producer = broker.producer();
-  await producer.connect();
+  const engine = await startEngineHarness({ address: server.address, sendGraph: false });
   return {
+    ...engine,
     server,
-    broker,
-    engine,
-    plane,
-    outputs,
-    async readOutputs() {
-      for (
-        let batch = await reader.consume(1000, 20);
-        batch.length > 0;
-        batch = await reader.consume(1000, 0)
-      ) {
-        for (const m of batch) {
-          if (m.value === null) continue;
-          const key = String(m.key);
-          outputs.set(key, (outputs.get(key) ?? 0) + 1);
-        }
-      }
-      return [...outputs.values()].reduce((a, b) => a + b, 0);
-    },
-    async produce(topic, from, count) {
-      for (let id = from; id < from + count; id++) {
-        const after = { id, kind: topic };
-        await producer.produce({
-          topic,
-          key: Buffer.from(JSON.stringify({ id, kind: topic })),
-          value: Buffer.from(JSON.stringify({ op: 'c', before: null, after })),
-        });
-      }
-    },
-    async consumed(node) {
-      const { values } = await metrics.consumed.get();
-      return values.find((v) => v.labels.node === node)?.value ?? 0;
-    },
     async close() {
-      await plane.close();
-      await engine.stop();
-      await reader.disconnect();
-      await producer.disconnect();
+      await engine.close();
       await server.stop();
     },
   };

@@ -32,8 +32,10 @@ test('an empty desired state ends gating without changing any node', () => {
 
 test('a channel failure while gated opens the gate resumeAfterMs after the first failure', () => {
   const gate = new NodeGate(['a', 'b'], 1000);
+  assert.is(gate.releaseAt, null, 'no release time before a failure');
   assert.is(gate.channelFailed(5000), 6000);
   assert.is(gate.channelFailed(5500), 6000, 'later failures do not postpone it');
+  assert.is(gate.releaseAt, 6000, 'reported in feedback for the console countdown');
   assert.equal(gate.tick(5999), []);
   assert.ok(gate.gated);
   assert.equal(gate.tick(6000), [

@@ -8,7 +8,10 @@ import * as assert from 'uvu/assert';
 import type {
   DesiredState,
   DesiredStateAck,
+  EngineGraph,
   FeedbackEvent,
+  GraphEdge,
+  GraphNode,
   NodeDesiredState,
   NodeFeedback,
   NodeState,
@@ -28,6 +31,7 @@ const MESSAGES: Record<string, object> = {
     windowMs: true,
     gated: true,
     nodes: true,
+    releaseAtMs: true,
   } satisfies Fields<FeedbackEvent>,
   NodeFeedback: {
     node: true,
@@ -45,7 +49,16 @@ const MESSAGES: Record<string, object> = {
   DesiredState: { requestId: true, nodes: true } satisfies Fields<DesiredState>,
   NodeDesiredState: { node: true, state: true } satisfies Fields<NodeDesiredState>,
   DesiredStateAck: { requestId: true, accepted: true, reason: true } satisfies Fields<DesiredStateAck>,
-  EngineMessage: { feedback: true, ack: true },
+  EngineGraph: {
+    engineId: true,
+    instanceId: true,
+    nodes: true,
+    edges: true,
+    heads: true,
+  } satisfies Fields<EngineGraph>,
+  GraphNode: { id: true, topic: true } satisfies Fields<GraphNode>,
+  GraphEdge: { id: true, parent: true, child: true, sentence: true } satisfies Fields<GraphEdge>,
+  EngineMessage: { feedback: true, ack: true, graph: true },
 };
 const NODE_STATES: Record<NodeState, true> = {
   NODE_STATE_UNSPECIFIED: true,
@@ -91,6 +104,7 @@ test('a fully populated feedback event survives encoding and decoding unchanged'
     sentAtMs: 1_790_000_000_123,
     windowMs: 3001,
     gated: true,
+    releaseAtMs: 1_790_000_030_000,
     nodes: [
       {
         node: 'orders',
@@ -110,6 +124,21 @@ test('a desired state and an ack survive encoding and decoding unchanged', () =>
   assert.equal(connect.responseDeserialize(connect.responseSerialize(desired)), desired);
   const ack: DesiredStateAck = { requestId: 'r1', accepted: false, reason: 'why' };
   assert.equal(connect.requestDeserialize(connect.requestSerialize({ ack })), { ack, kind: 'ack' });
+});
+
+test('a graph survives encoding and decoding unchanged', () => {
+  const connect = controlPlaneService().Connect as grpc.MethodDefinition<object, object>;
+  const graph: EngineGraph = {
+    engineId: 'engine-01',
+    instanceId: 'i-1',
+    nodes: [
+      { id: 'customers', topic: 'customers-topic' },
+      { id: 'orders', topic: 'orders-topic' },
+    ],
+    edges: [{ id: 'e1', parent: 'customers', child: 'orders', sentence: 'customers.id = orders.customerId' }],
+    heads: ['customers'],
+  };
+  assert.equal(connect.requestDeserialize(connect.requestSerialize({ graph })), { graph, kind: 'graph' });
 });
 
 test.run();

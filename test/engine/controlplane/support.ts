@@ -14,7 +14,7 @@ import {
 
 export interface Received {
   readonly at: number;
-  readonly message: EngineMessage & { kind: 'feedback' | 'ack' };
+  readonly message: EngineMessage & { kind: 'feedback' | 'ack' | 'graph' };
 }
 
 export interface TestServer {
