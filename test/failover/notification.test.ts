@@ -49,7 +49,7 @@ async function runOnce(kafka: FailoverCluster, run: number): Promise<string> {
       .insertOne({ _id: 'ada' as never, emailAddress: 'ada@example.com', groups: ['patients'] });
     await db
       .collection('message_templates')
-      .insertOne({ name: 'shipped', emailTitle: 'Shipped', emailMessage: 'Order {{order}}' });
+      .insertOne({ name: 'shipped', emailTitle: 'Shipped', emailMessage: 'Order {{data.order}}' });
     await db.collection('notifications_settings').insertOne({
       _id: 's1' as never,
       eventName: EVENT_NAME,
