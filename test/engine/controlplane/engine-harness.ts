@@ -95,6 +95,8 @@ export interface EngineHarness {
   readonly engine: RunningEngine;
   readonly plane: ControlPlane;
   readonly outputs: Map<string, number>;
+  /** The actual name of a config topic (unique per run on a real cluster). */
+  topic(name: string): string;
   readOutputs(): Promise<number>;
   produce(topic: string, from: number, count: number): Promise<void>;
   consumed(node: string): Promise<number>;
@@ -147,6 +149,7 @@ export async function startEngineHarness(options: EngineHarnessOptions): Promise
     engine,
     plane,
     outputs,
+    topic,
     async readOutputs() {
       for (
         let batch = await reader.consume(1000, 20);

@@ -25,8 +25,8 @@ export async function pauseResumeScenario(cp: Console, h: EngineHarness, timeout
   assert.equal(
     gated.nodes.map((n) => [n.node, n.topic, n.head, n.state]),
     [
-      ['customers', 'customers', true, 'paused'],
-      ['products', 'products', true, 'paused'],
+      ['customers', h.topic('customers'), true, 'paused'],
+      ['products', h.topic('products'), true, 'paused'],
     ],
   );
   assert.ok(gated.layout?.nodes.customers, 'the graph is laid out');
