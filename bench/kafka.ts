@@ -15,6 +15,7 @@
  *   --no-rest                skip the REST-to-broker route against the bare produce loop
  *   --requests=N             requests per REST round (default 10000; quick 2000)
  *   --concurrency=N          requests open at a time, and produces awaited at a time (default 64)
+ *   --results-dir=DIR        where the results go (default bench/results)
  *
  * The broker is `KAFKA_BROKERS` when set (its CPU is then not measured), else one local Apache
  * Kafka node started for the run (`local-kafka/`). Every run is a process of its own on fresh
@@ -50,6 +51,7 @@ const { values } = parseArgs({
     'no-rest': { type: 'boolean', default: false },
     requests: { type: 'string' },
     concurrency: { type: 'string' },
+    'results-dir': { type: 'string' },
   },
 });
 
@@ -256,7 +258,7 @@ const markdown = [
   ...(restRows.length > 0 ? ['', formatRestTable(restRows)] : []),
 ].join('\n');
 console.log(markdown);
-const resultsDir = join(here, 'results');
+const resultsDir = values['results-dir'] ?? join(here, 'results');
 mkdirSync(resultsDir, { recursive: true });
 const file = join(resultsDir, `kafka-${stamp}.json`);
 writeFileSync(

@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createTopics, deleteTopics } from '../../local-kafka/admin.ts';
+import { deleteTopics } from '../../local-kafka/admin.ts';
 import { RESULT_PREFIX } from './child.ts';
+import { createRunTopics } from './kafka-topics.ts';
 import { LISTENING, type RestRunResult, type RestRunSpec, type ServeResult } from './rest-run.ts';
 import { runChild } from './run-child.ts';
 
@@ -33,7 +34,10 @@ export async function restRound(
 ): Promise<RestRound> {
   const { requests, concurrency } = options;
   const topics = { rest: `bench.${options.runId}.rest`, produce: `bench.${options.runId}.produce` };
-  await createTopics(bootstrap, { [topics.rest]: options.partitions, [topics.produce]: options.partitions });
+  await createRunTopics(bootstrap, {
+    [topics.rest]: options.partitions,
+    [topics.produce]: options.partitions,
+  });
   try {
     const service = await startService({ mode: 'serve', bootstrap, topic: topics.rest });
     const rest = await runChild<RestRunSpec, RestRunResult>(
