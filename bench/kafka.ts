@@ -28,6 +28,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { type LocalKafka, startLocalKafka } from '../local-kafka/cluster.ts';
+import { list, positive } from './harness/cli.ts';
 import type { KafkaRunResult, KafkaRunSpec, KafkaTargetName } from './harness/kafka-run.ts';
 import { type RestRound, restRound } from './harness/rest-bench.ts';
 import { runChild } from './harness/run-child.ts';
@@ -66,29 +67,6 @@ const repeat = positive(values.repeat, quick ? 1 : 3, '--repeat');
 const seed = positive(values.seed, 42, '--seed');
 const requests = positive(values.requests, quick ? 2_000 : 10_000, '--requests');
 const concurrency = positive(values.concurrency, 64, '--concurrency');
-
-function list(text: string, known: readonly string[]): string[] {
-  const items = text
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-  const unknown = items.filter((i) => !known.includes(i));
-  if (unknown.length > 0)
-    fail(`unknown value(s) ${unknown.join(', ')}; expected some of ${known.join(', ')}`);
-  return items;
-}
-
-function positive(text: string | undefined, fallback: number, flag: string): number {
-  if (text === undefined) return fallback;
-  const n = Number(text);
-  if (!Number.isInteger(n) || n <= 0) fail(`${flag} must be a positive integer, got "${text}"`);
-  return n;
-}
-
-function fail(message: string): never {
-  console.error(`bench: ${message}`);
-  process.exit(2);
-}
 
 const started = new Date();
 const stamp = started.toISOString().replace(/[:.]/g, '-');

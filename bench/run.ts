@@ -27,6 +27,7 @@ import { cpus, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { list, positive } from './harness/cli.ts';
 import { benchConfig } from './harness/config.ts';
 import { runChild } from './harness/run-child.ts';
 import type { RunResult, RunSpec, Target } from './harness/types.ts';
@@ -72,29 +73,6 @@ const PARTITIONS = 4;
  * events/s.
  */
 const runTimeoutMs = (events: number) => Math.max(10 * 60_000, (events / 400) * 1000);
-
-function list(text: string, known: readonly string[]): string[] {
-  const items = text
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-  const unknown = items.filter((i) => !known.includes(i));
-  if (unknown.length > 0)
-    fail(`unknown value(s) ${unknown.join(', ')}; expected some of ${known.join(', ')}`);
-  return items;
-}
-
-function positive(text: string | undefined, fallback: number, flag: string): number {
-  if (text === undefined) return fallback;
-  const n = Number(text);
-  if (!Number.isInteger(n) || n <= 0) fail(`${flag} must be a positive integer, got "${text}"`);
-  return n;
-}
-
-function fail(message: string): never {
-  console.error(`bench: ${message}`);
-  process.exit(2);
-}
 
 function runOne(spec: RunSpec): Promise<RunResult> {
   return runChild(join(here, 'harness/child.ts'), spec, runTimeoutMs(spec.events));

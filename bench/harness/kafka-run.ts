@@ -16,7 +16,6 @@ import { MemoryStore, MongoStore, type Store } from '../../engine/store/index.ts
 import { deleteTopics } from '../../local-kafka/admin.ts';
 import { startMongo } from '../../test/support/mongo.ts';
 import { type BenchEvent, WORKLOADS, type WorkloadId } from '../workloads/index.ts';
-import { RESULT_PREFIX } from './child.ts';
 import { stampOf, total } from './engine-run.ts';
 import { feed } from './feed.ts';
 import { startKafkaEcho } from './kafka-echo.ts';
@@ -27,6 +26,7 @@ import { createRunTopics } from './kafka-topics.ts';
 import { inputLatencies, type LatencySummary, type OutputStamp, percentile } from './latency.ts';
 import { measureLoad } from './load.ts';
 import { processCpuSeconds } from './proc-cpu.ts';
+import { runAsChild } from './run-child.ts';
 
 export type KafkaTargetName = 'echo' | 'memory' | 'mongo';
 
@@ -225,16 +225,4 @@ function echoLatencies(samples: number[], inputs: number): LatencySummary {
   };
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
-  runKafka(JSON.parse(process.argv[2] ?? '') as KafkaRunSpec).then(
-    (result) => {
-      process.stdout.write(`${RESULT_PREFIX}${JSON.stringify(result)}\n`);
-      process.exit(0);
-    },
-    (error: unknown) => {
-      console.error(error);
-      process.exit(1);
-    },
-  );
-}
+if (import.meta.url === `file://${process.argv[1]}`) runAsChild(runKafka);

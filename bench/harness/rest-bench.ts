@@ -2,10 +2,9 @@ import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { deleteTopics } from '../../local-kafka/admin.ts';
-import { RESULT_PREFIX } from './child.ts';
 import { createRunTopics } from './kafka-topics.ts';
 import { LISTENING, type RestRunResult, type RestRunSpec, type ServeResult } from './rest-run.ts';
-import { runChild } from './run-child.ts';
+import { RESULT_PREFIX, runChild } from './run-child.ts';
 
 const script = join(dirname(fileURLToPath(import.meta.url)), 'rest-run.ts');
 const TIMEOUT_MS = 5 * 60_000;

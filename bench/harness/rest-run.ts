@@ -14,7 +14,7 @@
 import pino from 'pino';
 import { createKafkaBroker } from '../../engine/broker/kafka/index.ts';
 import { createRest2Broker } from '../../services/rest2broker/index.ts';
-import { RESULT_PREFIX } from './child.ts';
+import { RESULT_PREFIX } from './run-child.ts';
 
 export type RestRunSpec =
   | { readonly mode: 'serve'; readonly bootstrap: string; readonly topic: string }

@@ -1,5 +1,7 @@
 import { spawn } from 'node:child_process';
-import { RESULT_PREFIX } from './child.ts';
+
+/** Starts the line a run's process prints its result on (JSON after it). */
+export const RESULT_PREFIX = 'BENCH_RESULT ';
 
 /**
  * Runs `script` (a run of its own, e.g. `harness/child.ts`) in a child process with `spec` as its
@@ -34,4 +36,23 @@ export function runChild<S, R>(script: string, spec: S, timeoutMs: number): Prom
       else reject(new Error(`bench run ${JSON.stringify(spec)} failed (exit ${code})`));
     });
   });
+}
+
+/**
+ * The body of a run's own process: `run` the spec given as its JSON argument, print the result
+ * after RESULT_PREFIX and exit 0, or print the error and exit 1. A signal makes it exit (not die),
+ * so exit handlers stop the stand-ins and brokers the run started.
+ */
+export function runAsChild<S, R>(run: (spec: S) => Promise<R>): void {
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
+  run(JSON.parse(process.argv[2] ?? '') as S).then(
+    (result) => {
+      process.stdout.write(`${RESULT_PREFIX}${JSON.stringify(result)}\n`);
+      process.exit(0);
+    },
+    (error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
 }
