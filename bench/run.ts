@@ -27,10 +27,12 @@ import { cpus, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { RESULT_PREFIX } from './harness/child.ts';
+import { list, positive } from './harness/cli.ts';
 import { benchConfig } from './harness/config.ts';
+import { runChild } from './harness/run-child.ts';
 import type { RunResult, RunSpec, Target } from './harness/types.ts';
 import { renderChart } from './report/chart.ts';
+import { medianBy, rangeOf } from './report/median.ts';
 import { formatMarkdownTable, formatTable, type TableRow } from './report/table.ts';
 import { checkTargets, formatContext, formatTargets } from './report/targets.ts';
 import { WORKLOADS, type WorkloadId } from './workloads/index.ts';
@@ -72,63 +74,8 @@ const PARTITIONS = 4;
  */
 const runTimeoutMs = (events: number) => Math.max(10 * 60_000, (events / 400) * 1000);
 
-function list(text: string, known: readonly string[]): string[] {
-  const items = text
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-  const unknown = items.filter((i) => !known.includes(i));
-  if (unknown.length > 0)
-    fail(`unknown value(s) ${unknown.join(', ')}; expected some of ${known.join(', ')}`);
-  return items;
-}
-
-function positive(text: string | undefined, fallback: number, flag: string): number {
-  if (text === undefined) return fallback;
-  const n = Number(text);
-  if (!Number.isInteger(n) || n <= 0) fail(`${flag} must be a positive integer, got "${text}"`);
-  return n;
-}
-
-function fail(message: string): never {
-  console.error(`bench: ${message}`);
-  process.exit(2);
-}
-
-function runChild(spec: RunSpec): Promise<RunResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', join(here, 'harness/child.ts'), JSON.stringify(spec)],
-      {
-        stdio: ['ignore', 'pipe', 'inherit'],
-      },
-    );
-    // A run that hangs (a stalled stand-in) is stopped; SIGTERM lets it stop its database.
-    const timeoutMs = runTimeoutMs(spec.events);
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      child.kill('SIGTERM');
-    }, timeoutMs);
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    child.once('error', reject);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      const line = output.split('\n').find((l) => l.startsWith(RESULT_PREFIX));
-      if (code === 0 && line) resolve(JSON.parse(line.slice(RESULT_PREFIX.length)) as RunResult);
-      else if (timedOut)
-        reject(
-          new Error(
-            `bench run ${JSON.stringify(spec)} stopped at its time limit (${timeoutMs / 60_000} min)`,
-          ),
-        );
-      else reject(new Error(`bench run ${JSON.stringify(spec)} failed (exit ${code})`));
-    });
-  });
+function runOne(spec: RunSpec): Promise<RunResult> {
+  return runChild(join(here, 'harness/child.ts'), spec, runTimeoutMs(spec.events));
 }
 
 /** The Rego benchmark in a child process of its own; its table, or null when it failed. */
@@ -175,23 +122,22 @@ async function measure(
   for (let i = 0; i < options.runs; i++) {
     process.stderr.write(`bench: ${label}${options.runs > 1 ? ` (${i + 1}/${options.runs})` : ''} ...\n`);
     try {
-      runs.push(await runChild(spec));
+      runs.push(await runOne(spec));
     } catch (error) {
       failures.push(`${label}: ${(error as Error).message}`);
       process.stderr.write(`bench: ${label} failed: ${(error as Error).message}\n`);
     }
   }
   const key = options.key ?? ((r: RunResult) => r.inputPerSecond);
-  const median = [...runs].sort((a, b) => key(a) - key(b))[Math.floor((runs.length - 1) / 2)];
+  const median = medianBy(runs, key);
   if (!median) return null;
-  const speeds = runs.map((r) => r.inputPerSecond);
   rows.push({
     label: runs.length > 1 ? `${label} (median of ${runs.length})` : label,
     result: median,
     ceiling: options.ceiling,
     twoHopEcho: options.twoHopEcho ?? null,
     naive: options.naive ?? null,
-    ...(runs.length > 1 ? { range: [Math.min(...speeds), Math.max(...speeds)] as const } : {}),
+    ...rangeOf(runs.map((r) => r.inputPerSecond)),
   });
   results.push(...runs);
   return median;

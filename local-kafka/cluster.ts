@@ -56,6 +56,8 @@ export interface LocalKafkaNode {
   readonly address: string;
   readonly logFile: string;
   running(): boolean;
+  /** The running JVM's process id (its CPU time in `/proc/<pid>/stat`, for benchmarks); else undefined. */
+  pid(): number | undefined;
   /** SIGKILL: a crash, no controlled shutdown. */
   kill(): Promise<void>;
   /** SIGTERM: Kafka's controlled shutdown (SIGKILL after 30 s). */
@@ -201,6 +203,10 @@ class JavaNode implements LocalKafkaNode {
 
   running(): boolean {
     return this.#child !== undefined && this.#child.exitCode === null && this.#child.signalCode === null;
+  }
+
+  pid(): number | undefined {
+    return this.running() ? this.#child?.pid : undefined;
   }
 
   /** Formats the node's folder once (`kafka-storage.sh format`); a formatted one is kept. */

@@ -9,6 +9,7 @@ import { runCeiling } from './ceiling.ts';
 import { runEngine } from './engine-run.ts';
 import type { Load } from './load.ts';
 import { runNaive } from './naive-run.ts';
+import { runAsChild } from './run-child.ts';
 import type { RunResult, RunSpec } from './types.ts';
 
 export async function runOne(spec: RunSpec): Promise<RunResult> {
@@ -106,22 +107,4 @@ function peakRssMb(): number {
   return process.resourceUsage().maxRSS / 1024;
 }
 
-const RESULT_PREFIX = 'BENCH_RESULT ';
-
-if (import.meta.url === `file://${process.argv[1]}`) {
-  // Exit (not die) on a signal, so exit handlers stop the stand-in database this run started.
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
-  const spec = JSON.parse(process.argv[2] ?? '') as RunSpec;
-  runOne(spec).then(
-    (result) => {
-      process.stdout.write(`${RESULT_PREFIX}${JSON.stringify(result)}\n`);
-      process.exit(0);
-    },
-    (error: unknown) => {
-      console.error(error);
-      process.exit(1);
-    },
-  );
-}
-
-export { RESULT_PREFIX };
+if (import.meta.url === `file://${process.argv[1]}`) runAsChild(runOne);

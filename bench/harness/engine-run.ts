@@ -142,12 +142,12 @@ async function counters(embedded: EmbeddedEngine, metrics: ReturnType<typeof cre
   };
 }
 
-async function total(metric: { get(): Promise<{ values: { value: number }[] }> }): Promise<number> {
+export async function total(metric: { get(): Promise<{ values: { value: number }[] }> }): Promise<number> {
   return (await metric.get()).values.reduce((sum, v) => sum + v.value, 0);
 }
 
 /** The head id of an output (the workloads' keys are `{"id": n}`) and when it was appended. */
-function stampOf(message: ConsumedMessage): OutputStamp | null {
+export function stampOf(message: ConsumedMessage): OutputStamp | null {
   if (message.value === null || message.key === null) return null;
   return {
     head: (JSON.parse(message.key.toString('utf8')) as { id: number }).id,

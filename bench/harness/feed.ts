@@ -9,6 +9,11 @@ export interface FeedOptions {
   readonly onAppend?: (index: number, time: number) => void;
   /** Awaited before each chunk: the consumer's backpressure (a bounded input backlog). */
   readonly capacity?: () => Promise<void>;
+  /**
+   * Paced mode only: go on without awaiting each chunk's acknowledgements (all are awaited at the
+   * end). On a real broker an acknowledgement takes a round trip, which would cap the rate.
+   */
+  readonly unacknowledged?: boolean;
 }
 
 /**
@@ -29,9 +34,11 @@ export async function feed(
     pending.push(producer.produce(record));
     options.onAppend?.(index, Date.now());
     index++;
-    if (pending.length < chunk) continue;
-    await Promise.all(pending);
-    pending = [];
+    if (index % chunk !== 0) continue;
+    if (!(options.rate && options.unacknowledged)) {
+      await Promise.all(pending);
+      pending = [];
+    }
     if (options.rate) {
       const due = started + (index / options.rate) * 1000;
       const wait = due - Date.now();

@@ -32,7 +32,8 @@ const COLUMNS = [
   'peak RSS MB',
 ] as const;
 
-const number = (value: number | null | undefined, digits = 0): string =>
+/** A figure with thousands separators and `digits` decimals; `-` when there is none. */
+export const number = (value: number | null | undefined, digits = 0): string =>
   value === null || value === undefined || !Number.isFinite(value)
     ? '-'
     : value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });

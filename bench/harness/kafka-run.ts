@@ -1,0 +1,228 @@
+/**
+ * One Kafka-mode run in this process: `node --import tsx bench/harness/kafka-run.ts '<spec JSON>'`
+ * prints the KafkaRunResult as its last stdout line (`bench/kafka.ts` starts one per run).
+ *
+ * The run's fresh topics are created, the target (engine or 2-hop echo) joins its groups paused,
+ * and then either the whole input is in the input topics before it starts (throughput), or it is
+ * produced at `rate` events/s once it started (latency). Measured from the start until everything
+ * is consumed and committed: events/s up to the last output's broker timestamp, this process's CPU
+ * and the broker's (its JVM's `/proc` times, when it is a local one) per event.
+ */
+
+import { createKafkaBroker } from '../../engine/broker/kafka/index.ts';
+import type { Broker, ConsumedMessage, ProducerRecord } from '../../engine/broker/types.ts';
+import { createEngineMetrics } from '../../engine/metrics/index.ts';
+import { MemoryStore, MongoStore, type Store } from '../../engine/store/index.ts';
+import { deleteTopics } from '../../local-kafka/admin.ts';
+import { startMongo } from '../../test/support/mongo.ts';
+import { type BenchEvent, WORKLOADS, type WorkloadId } from '../workloads/index.ts';
+import { stampOf, total } from './engine-run.ts';
+import { feed } from './feed.ts';
+import { startKafkaEcho } from './kafka-echo.ts';
+import { startKafkaEngine } from './kafka-engine.ts';
+import { readOutput } from './kafka-output.ts';
+import { type KafkaTarget, type RunTopics, runTopics, until } from './kafka-target.ts';
+import { createRunTopics } from './kafka-topics.ts';
+import { inputLatencies, type LatencySummary, type OutputStamp, percentile } from './latency.ts';
+import { measureLoad } from './load.ts';
+import { processCpuSeconds } from './proc-cpu.ts';
+import { runAsChild } from './run-child.ts';
+
+export type KafkaTargetName = 'echo' | 'memory' | 'mongo';
+
+export interface KafkaRunSpec {
+  readonly workload: WorkloadId;
+  readonly target: KafkaTargetName;
+  readonly events: number;
+  readonly seed: number;
+  readonly partitions: number;
+  readonly bootstrap: string;
+  /** The broker's JVM, for its CPU time; null when it is not on this machine (KAFKA_BROKERS). */
+  readonly brokerPid: number | null;
+  /** Unique per run: names its topics and consumer groups. */
+  readonly runId: string;
+  /** Paced production in events/s while the target runs (latency); absent: all produced before. */
+  readonly rate?: number;
+}
+
+export interface KafkaRunResult {
+  readonly spec: KafkaRunSpec;
+  readonly seconds: number;
+  readonly inputPerSecond: number;
+  readonly outputMessages: number;
+  readonly outputBytesPerEvent: number;
+  /** This process (engine or echo) per input event: user + system CPU, µs. */
+  readonly cpuMicrosPerEvent: number;
+  /** The broker's JVM per input event, µs; null when not measurable. */
+  readonly brokerCpuMicrosPerEvent: number | null;
+  /** Paced runs: from an input's production to the first output of its head (echo: its echo). */
+  readonly latencyMs: LatencySummary | null;
+  /** Engine runs: store requests per input event and internal updates per head recompute. */
+  readonly roundTripsPerEvent: number | null;
+  readonly compression: number | null;
+  readonly peakRssMb: number;
+  readonly standIn?: boolean;
+}
+
+const IDLE_POLL_MS = 250;
+
+/** The header carrying an input's production time in paced runs (the echo passes it on). */
+const SENT = 'bench-sent';
+
+export async function runKafka(spec: KafkaRunSpec): Promise<KafkaRunResult> {
+  const workload = WORKLOADS[spec.workload];
+  const events = [...workload.stream(spec.events, spec.seed, 0)];
+  const topics = runTopics(`bench.${spec.runId}`, workload.graph.nodes);
+  const all = [...topics.inputs.values(), topics.internal, topics.output];
+  await createRunTopics(spec.bootstrap, Object.fromEntries(all.map((t) => [t, spec.partitions])));
+  const broker = createKafkaBroker({ properties: { 'bootstrap.servers': spec.bootstrap } });
+  const producer = broker.producer();
+  await producer.connect();
+  const sentTimes: number[] = [];
+  const records = function* (): Iterable<ProducerRecord> {
+    for (const e of events) {
+      const topic = topics.inputs.get(e.record.topic) as string;
+      if (!spec.rate) yield { ...e.record, topic };
+      else {
+        const sent = Date.now();
+        sentTimes.push(sent);
+        yield { ...e.record, topic, headers: [{ [SENT]: String(sent) }] };
+      }
+    }
+  };
+  if (!spec.rate) await feed(producer, records());
+
+  const mongo = spec.target === 'mongo' ? await startMongo() : null;
+  const metrics = createEngineMetrics({ defaultMetrics: false });
+  let store: Store | undefined;
+  const target: KafkaTarget =
+    spec.target === 'echo'
+      ? await startKafkaEcho(broker, topics, spec.runId)
+      : await startKafkaEngine({
+          broker,
+          bootstrap: spec.bootstrap,
+          workload,
+          topics,
+          runId: spec.runId,
+          metrics,
+          store: (layout) => {
+            store = mongo
+              ? new MongoStore({ ...layout, url: mongo.url, database: mongo.database })
+              : new MemoryStore(layout);
+            return store;
+          },
+        });
+  try {
+    await until('every consumer is assigned', () => target.ready(), target, 60_000);
+    const brokerCpu = () => (spec.brokerPid ? processCpuSeconds(spec.brokerPid) : 0);
+    const roundTrips = () => store?.counters.roundTrips ?? 0;
+    const before = { broker: brokerCpu(), roundTrips: roundTrips() };
+    const loadSince = measureLoad();
+    const started = Date.now();
+    target.start();
+    if (spec.rate)
+      await Promise.race([
+        feed(producer, records(), { rate: spec.rate, unacknowledged: true }),
+        target.failed,
+      ]);
+    await untilIdle(target, spec.events);
+    const load = loadSince();
+    const brokerSeconds = brokerCpu() - before.broker;
+    const output = await outputFigures(broker, topics, spec, sentTimes, events);
+    const recomputes = await total(metrics.internalOut);
+    return {
+      spec,
+      seconds: Math.max(1, output.last - started) / 1000,
+      inputPerSecond: (spec.events * 1000) / Math.max(1, output.last - started),
+      outputMessages: output.count,
+      outputBytesPerEvent: output.bytes / spec.events,
+      cpuMicrosPerEvent: (load.cpuSeconds * 1e6) / spec.events,
+      brokerCpuMicrosPerEvent: spec.brokerPid ? (brokerSeconds * 1e6) / spec.events : null,
+      latencyMs: output.latency,
+      roundTripsPerEvent: store ? (roundTrips() - before.roundTrips) / spec.events : null,
+      compression: recomputes > 0 ? (await total(metrics.internalIn)) / recomputes : null,
+      peakRssMb: process.resourceUsage().maxRSS / 1024,
+      ...(mongo ? { standIn: mongo.standIn } : {}),
+    };
+  } finally {
+    await target.stop();
+    await producer.disconnect();
+    await mongo?.stop();
+    await deleteTopics(spec.bootstrap, all);
+  }
+}
+
+/**
+ * Idle on two consecutive checks: the lags of the consumers are read one after another, so one
+ * check can see the last hop drained just before the hop ahead of it produced its last records.
+ */
+async function untilIdle(target: KafkaTarget, events: number): Promise<void> {
+  let streak = 0;
+  await until(
+    'everything is consumed and committed',
+    async () => {
+      streak = (await target.idle()) ? streak + 1 : 0;
+      return streak >= 2;
+    },
+    target,
+    // At no less than 100 events/s, and never under 2 minutes.
+    Math.max(120_000, events * 10),
+    // Each check asks the broker for every partition's committed offset and watermarks: seldom
+    // enough to cost the measured processes little (the events/s end at the last output anyway).
+    IDLE_POLL_MS,
+  );
+}
+
+/** The output topic's messages, bytes and last broker timestamp, and in paced runs the latencies. */
+async function outputFigures(
+  broker: Broker,
+  topics: RunTopics,
+  spec: KafkaRunSpec,
+  sentTimes: readonly number[],
+  events: readonly BenchEvent[],
+) {
+  let last = 0;
+  let bytes = 0;
+  const stamps: OutputStamp[] = [];
+  const echoed: number[] = [];
+  const count = await readOutput(
+    broker,
+    topics.output,
+    `bench.reader.${spec.runId}`,
+    (m: ConsumedMessage) => {
+      last = Math.max(last, m.timestamp ?? 0);
+      bytes += m.value?.length ?? 0;
+      if (!spec.rate) return;
+      if (spec.target === 'echo') {
+        const sent = m.headers?.find((h) => SENT in h)?.[SENT];
+        if (sent !== undefined) echoed.push((m.timestamp ?? 0) - Number(sent.toString()));
+      } else {
+        const stamp = stampOf(m);
+        if (stamp) stamps.push(stamp);
+      }
+    },
+  );
+  const latency = !spec.rate
+    ? null
+    : spec.target === 'echo'
+      ? echoLatencies(echoed, spec.events)
+      : inputLatencies(
+          sentTimes,
+          events.map((e) => e.head),
+          stamps,
+        );
+  return { count, bytes, last, latency };
+}
+
+function echoLatencies(samples: number[], inputs: number): LatencySummary {
+  samples.sort((a, b) => a - b);
+  return {
+    samples: samples.length,
+    unanswered: inputs - samples.length,
+    p50: percentile(samples, 0.5),
+    p99: percentile(samples, 0.99),
+    max: samples.at(-1) ?? null,
+  };
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) runAsChild(runKafka);

@@ -1,0 +1,251 @@
+/**
+ * The Kafka-mode benchmark: `npm run bench:kafka [-- options]`, on a real Apache Kafka broker.
+ *
+ *   --quick                  small runs (about a minute and a half), for local checks
+ *   --workloads=W1,W4        workloads (default W1,W4)
+ *   --stores=memory,mongo    engine stores (default both; the 2-hop echo always runs)
+ *   --events=N               events per echo and MemoryStore run (default 30000; quick 5000)
+ *   --paced-events=N         events per paced run (default 10000; quick 2000)
+ *   --mongo-events=N         events per MongoStore run (default 1000; quick 300)
+ *   --partitions=N           partitions of every topic (default 4)
+ *   --repeat=N               interleaved echo/engine runs per figure, medians reported (default 3; quick 1)
+ *   --seed=N                 generator seed (default 42)
+ *   --no-latency             skip the paced runs (W1, or the first workload: engine and echo at half
+ *                            the engine's events/s)
+ *   --no-rest                skip the REST-to-broker route against the bare produce loop
+ *   --requests=N             requests per REST round (default 10000; quick 2000)
+ *   --concurrency=N          requests open at a time, and produces awaited at a time (default 64)
+ *   --results-dir=DIR        where the results go (default bench/results)
+ *
+ * The broker is `KAFKA_BROKERS` when set (its CPU is then not measured), else one local Apache
+ * Kafka node started for the run (`local-kafka/`). Every run is a process of its own on fresh
+ * topics (`bench/harness/kafka-run.ts`). Prints the tables in Markdown and writes
+ * `bench/results/kafka-<timestamp>.json` and `bench/results/kafka-latest.md`.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { type LocalKafka, startLocalKafka } from '../local-kafka/cluster.ts';
+import { list, positive } from './harness/cli.ts';
+import type { KafkaRunResult, KafkaRunSpec, KafkaTargetName } from './harness/kafka-run.ts';
+import { type RestRound, restRound } from './harness/rest-bench.ts';
+import { runChild } from './harness/run-child.ts';
+import { formatKafkaTable, formatRestTable, type KafkaRow, type RestRow } from './report/kafka-table.ts';
+import { medianBy, rangeOf } from './report/median.ts';
+import { WORKLOADS, type WorkloadId } from './workloads/index.ts';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const { values } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    workloads: { type: 'string', default: 'W1,W4' },
+    stores: { type: 'string', default: 'memory,mongo' },
+    events: { type: 'string' },
+    'mongo-events': { type: 'string' },
+    'paced-events': { type: 'string' },
+    partitions: { type: 'string' },
+    repeat: { type: 'string' },
+    seed: { type: 'string', default: '42' },
+    'no-latency': { type: 'boolean', default: false },
+    'no-rest': { type: 'boolean', default: false },
+    requests: { type: 'string' },
+    concurrency: { type: 'string' },
+    'results-dir': { type: 'string' },
+  },
+});
+
+const quick = values.quick;
+const workloads = list(values.workloads, Object.keys(WORKLOADS)) as WorkloadId[];
+const stores = list(values.stores, ['memory', 'mongo']) as ('memory' | 'mongo')[];
+const events = positive(values.events, quick ? 5_000 : 30_000, '--events');
+const pacedEvents = positive(values['paced-events'], quick ? 2_000 : 10_000, '--paced-events');
+const mongoEvents = positive(values['mongo-events'], quick ? 300 : 1_000, '--mongo-events');
+const partitions = positive(values.partitions, 4, '--partitions');
+const repeat = positive(values.repeat, quick ? 1 : 3, '--repeat');
+const seed = positive(values.seed, 42, '--seed');
+const requests = positive(values.requests, quick ? 2_000 : 10_000, '--requests');
+const concurrency = positive(values.concurrency, 64, '--concurrency');
+
+const started = new Date();
+const stamp = started.toISOString().replace(/[:.]/g, '-');
+/** Short (an engine's config id, named after it, has at most 16 characters) and unique per run. */
+const runPrefix = started.getTime().toString(36);
+const local: LocalKafka | null = process.env.KAFKA_BROKERS ? null : await startLocalKafka({ nodes: 1 });
+const bootstrap = process.env.KAFKA_BROKERS ?? (local as LocalKafka).bootstrap;
+const brokerPid = local?.nodes[0]?.pid() ?? null;
+const loads: { at: string; loadavg: number[] }[] = [];
+const noteLoad = (at: string) => loads.push({ at, loadavg: loadavg().map((l) => Math.round(l * 100) / 100) });
+noteLoad('start');
+process.stderr.write(
+  `bench: Kafka ${local ? `${local.kafkaVersion}, local node` : 'KAFKA_BROKERS'} at ${bootstrap}; load ${loads[0]?.loadavg.join(' ')}\n`,
+);
+
+const failures: string[] = [];
+const allRuns: KafkaRunResult[] = [];
+let runNumber = 0;
+
+async function kafkaRun(
+  label: string,
+  spec: Omit<KafkaRunSpec, 'bootstrap' | 'brokerPid' | 'runId' | 'seed' | 'partitions'>,
+): Promise<KafkaRunResult | null> {
+  process.stderr.write(`bench: ${label} ...\n`);
+  const full: KafkaRunSpec = {
+    ...spec,
+    seed,
+    partitions,
+    bootstrap,
+    brokerPid,
+    runId: `${runPrefix}r${++runNumber}`,
+  };
+  try {
+    const result = await runChild<KafkaRunSpec, KafkaRunResult>(
+      join(here, 'harness/kafka-run.ts'),
+      full,
+      Math.max(10 * 60_000, spec.events * 20),
+    );
+    allRuns.push(result);
+    return result;
+  } catch (error) {
+    failures.push(`${label}: ${(error as Error).message}`);
+    process.stderr.write(`bench: ${label} failed: ${(error as Error).message}\n`);
+    return null;
+  }
+}
+
+/** A row of the runs' median by events/s (or by p99 for paced runs), or nothing if all failed. */
+function row(
+  label: string,
+  runs: readonly (KafkaRunResult | null)[],
+  echo?: KafkaRunResult | null,
+): KafkaRow[] {
+  const done = runs.filter((r): r is KafkaRunResult => r !== null);
+  const paced = done.some((r) => r.spec.rate);
+  const median = medianBy(done, paced ? (r) => -(r.latencyMs?.p99 ?? Infinity) : (r) => r.inputPerSecond);
+  if (!median) return [];
+  return [
+    {
+      label: done.length > 1 ? `${label} (median of ${done.length})` : label,
+      result: median,
+      ...rangeOf(done.map((r) => r.inputPerSecond)),
+      ...(echo !== undefined ? { echo } : {}),
+    },
+  ];
+}
+
+const rows: KafkaRow[] = [];
+const engineMedians = new Map<string, KafkaRunResult>();
+for (const id of workloads) {
+  // Echo and engine runs alternate, so that a change of the machine's load hits both alike.
+  const echoes: (KafkaRunResult | null)[] = [];
+  const memory: (KafkaRunResult | null)[] = [];
+  for (let i = 0; i < repeat; i++) {
+    const of = repeat > 1 ? ` (${i + 1}/${repeat})` : '';
+    echoes.push(await kafkaRun(`${id} 2-hop echo${of}`, { workload: id, target: 'echo', events }));
+    if (stores.includes('memory'))
+      memory.push(await kafkaRun(`${id} memory${of}`, { workload: id, target: 'memory', events }));
+  }
+  const [echoRow] = row(`${id} 2-hop echo`, echoes);
+  rows.push(...(echoRow ? [echoRow] : []));
+  const echo = echoRow?.result ?? null;
+  const [memoryRow] = row(`${id} memory`, memory, echo);
+  if (memoryRow) {
+    rows.push(memoryRow);
+    engineMedians.set(id, memoryRow.result);
+  }
+  if (stores.includes('mongo')) {
+    // The stand-in's figures are round-trip counts, the same on every run: one run.
+    rows.push(
+      ...row(
+        `${id} mongo`,
+        [await kafkaRun(`${id} mongo`, { workload: id, target: 'mongo', events: mongoEvents })],
+        echo,
+      ),
+    );
+  }
+  noteLoad(id);
+}
+
+const pacedId = workloads.includes('W1') ? 'W1' : workloads[0];
+const pacedOn = pacedId ? engineMedians.get(pacedId) : undefined;
+if (pacedId && pacedOn && !values['no-latency']) {
+  const rate = Math.max(1, Math.round(pacedOn.inputPerSecond / 2));
+  const paced = (target: KafkaTargetName) =>
+    kafkaRun(`${pacedId} ${target} @${rate}/s`, { workload: pacedId, target, events: pacedEvents, rate });
+  const echoes: (KafkaRunResult | null)[] = [];
+  const memory: (KafkaRunResult | null)[] = [];
+  for (let i = 0; i < repeat; i++) {
+    echoes.push(await paced('echo'));
+    memory.push(await paced('memory'));
+  }
+  const [echoRow] = row(`${pacedId} 2-hop echo @${rate}/s`, echoes);
+  rows.push(
+    ...(echoRow ? [echoRow] : []),
+    ...row(`${pacedId} memory @${rate}/s`, memory, echoRow?.result ?? null),
+  );
+  noteLoad('paced');
+}
+
+const rounds: RestRound[] = [];
+if (!values['no-rest']) {
+  for (let i = 0; i < repeat; i++) {
+    process.stderr.write(`bench: REST-to-broker${repeat > 1 ? ` (${i + 1}/${repeat})` : ''} ...\n`);
+    try {
+      rounds.push(
+        await restRound(bootstrap, { requests, concurrency, partitions, runId: `${runPrefix}h${i}` }),
+      );
+    } catch (error) {
+      failures.push(`REST-to-broker: ${(error as Error).message}`);
+    }
+  }
+  noteLoad('rest');
+}
+const restRows: RestRow[] = [];
+const bare = medianBy(
+  rounds.map((r) => r.produce),
+  (r) => r.perSecond,
+);
+const rest = medianBy(
+  rounds.map((r) => r.rest),
+  (r) => r.perSecond,
+);
+const of = rounds.length > 1 ? ` (median of ${rounds.length})` : '';
+if (rest)
+  restRows.push({
+    label: `HTTP POST -> rest2broker route -> produce, acknowledged${of}`,
+    result: rest,
+    ...rangeOf(rounds.map((r) => r.rest.perSecond)),
+    bare: bare?.perSecond ?? null,
+    serviceCpuMicrosPerRequest: rounds.find((r) => r.rest === rest)?.serviceCpuMicrosPerRequest ?? null,
+  });
+if (bare)
+  restRows.push({
+    label: `bare produce loop, awaiting delivery reports${of}`,
+    result: bare,
+    ...rangeOf(rounds.map((r) => r.produce.perSecond)),
+  });
+
+await local?.stop();
+
+const header = `Kafka ${local ? local.kafkaVersion : `at ${bootstrap}`}, ${partitions} partitions per topic, acks=all, idempotent producers; ${cpus().length} cores; load average ${loads.map((l) => `${l.at} ${l.loadavg.join('/')}`).join(', ')}`;
+const markdown = [
+  header,
+  '',
+  formatKafkaTable(rows),
+  ...(restRows.length > 0 ? ['', formatRestTable(restRows)] : []),
+].join('\n');
+console.log(markdown);
+const resultsDir = values['results-dir'] ?? join(here, 'results');
+mkdirSync(resultsDir, { recursive: true });
+const file = join(resultsDir, `kafka-${stamp}.json`);
+writeFileSync(
+  file,
+  `${JSON.stringify({ startedAt: started.toISOString(), quick, bootstrap, kafkaVersion: local?.kafkaVersion ?? null, loads, runs: allRuns, rest: rounds, failures }, null, 2)}\n`,
+);
+writeFileSync(join(resultsDir, 'kafka-latest.md'), `${markdown}\n`);
+console.log(`\nresults: ${file}`);
+if (failures.length > 0) {
+  console.error(`bench: ${failures.length} run(s) failed:\n${failures.join('\n')}`);
+  process.exitCode = 1;
+}
