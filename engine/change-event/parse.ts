@@ -1,5 +1,5 @@
 import type { ConsumedMessage } from '../broker/types.ts';
-import { isJsonObject, type JsonObject } from '../record/json.ts';
+import { isJsonObject, type JsonObject, pathDeeperThan } from '../record/json.ts';
 import { canonicalJson } from '../record/key.ts';
 
 export type ChangeOp = 'c' | 'r' | 'u' | 'd';
@@ -31,12 +31,22 @@ export type ParseResult =
 
 const OPS = new Set<string>(['c', 'r', 'u', 'd']);
 
+/**
+ * How deep a key or value may nest: MongoDB's own limit for the documents that store them. The
+ * engine's recursive walks (canonical keys, merging) would overflow the stack on deeper JSON.
+ */
+export const MAX_JSON_DEPTH = 100;
+
 function parseJson(bytes: Buffer): { ok: true; value: unknown } | { ok: false; error: string } {
+  let value: unknown;
   try {
-    return { ok: true, value: JSON.parse(bytes.toString('utf8')) };
+    value = JSON.parse(bytes.toString('utf8'));
   } catch (error) {
     return { ok: false, error: (error as Error).message };
   }
+  const deep = pathDeeperThan(value, MAX_JSON_DEPTH);
+  if (deep) return { ok: false, error: `nested deeper than ${MAX_JSON_DEPTH} levels` };
+  return { ok: true, value };
 }
 
 /**

@@ -17,7 +17,14 @@ export function checkProperty<Ts extends [unknown, ...unknown[]]>(
   const numRuns = runs > 0 ? runs : ciRuns;
   const started = Date.now();
   const property = fc.property(...(args as Parameters<typeof fc.property<Ts>>));
-  fc.assert(property, { numRuns });
+  try {
+    fc.assert(property, { numRuns });
+  } catch (error) {
+    // uvu prints the message only: add what the predicate threw to fast-check's counterexample.
+    const cause = (error as Error).cause;
+    if (cause instanceof Error) (error as Error).message += `\nFailure: ${cause.stack ?? cause.message}`;
+    throw error;
+  }
   console.log(`  fuzz ${name}: ${numRuns} inputs in ${Date.now() - started} ms`);
 }
 
