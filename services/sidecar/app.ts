@@ -67,7 +67,8 @@ async function handle(deps: SidecarDeps, node: HttpBindings, log: Logger): Promi
   const { config } = deps;
   const { incoming } = node;
   const rawUrl = incoming.url ?? '/';
-  const url = new URL(rawUrl, 'http://sidecar');
+  const url = originFormUrl(rawUrl);
+  if (!url) return rondError(400, 'bad request', 'the request target must be a path');
   const method = (incoming.method ?? 'GET').toUpperCase();
   let escapedPath = rawUrl.split('?')[0] as string;
 
@@ -137,6 +138,19 @@ async function forward(
   const noBody = incoming.method === 'HEAD' || response.status === 204 || response.status === 304;
   relay(response, outgoing, !noBody);
   return RESPONSE_ALREADY_SENT;
+}
+
+/**
+ * The URL of an origin-form request target (`/path?query`), or undefined for any other form.
+ * Resolved against a base, `//host/x` would be a host and a path, and `//%zz` would throw.
+ */
+function originFormUrl(target: string): URL | undefined {
+  if (!target.startsWith('/')) return undefined;
+  try {
+    return new URL(`http://sidecar${target}`);
+  } catch {
+    return undefined;
+  }
 }
 
 function notFound(): Response {
