@@ -5,6 +5,7 @@ import { createAdaptorServer } from '@hono/node-server';
 import type { Hono } from 'hono';
 import type { Logger } from 'pino';
 import { z } from 'zod';
+import { answerClientErrors } from './client-error.ts';
 import { envInteger, parseEnv } from './env.ts';
 import { errorBody } from './http-error.ts';
 
@@ -55,6 +56,7 @@ export async function serve(app: Hono, options: ServeOptions = {}): Promise<Runn
         ? Response.json({ ...errorBody(503, 'shutting down'), status: 'KO' }, { status: 503 })
         : app.fetch(request, env),
   }) as Server;
+  answerClientErrors(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, hostname, () => {
