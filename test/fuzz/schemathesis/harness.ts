@@ -8,6 +8,9 @@
  * service), SCHEMATHESIS_BIN (default `st`). `test/fuzz/README.md` has the long run.
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { freePorts, stopProcess } from '../../support/process.ts';
@@ -126,7 +129,9 @@ export async function schemathesis(
     ...args,
   ];
   const { code, output } = await new Promise<{ code: number | null; output: string }>((resolve) => {
+    // Its crash store and cache are written under the working directory: not the checkout's.
     const child = spawn(BIN, command, {
+      cwd: mkdtempSync(join(tmpdir(), 'schemathesis-')),
       env: { ...process.env, NO_COLOR: '1', SCHEMATHESIS_HOOKS: '' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
