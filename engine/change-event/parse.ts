@@ -1,5 +1,5 @@
 import type { ConsumedMessage } from '../broker/types.ts';
-import { isJsonObject, type JsonObject, pathDeeperThan } from '../record/json.ts';
+import { isJsonObject, type JsonObject, MAX_JSON_DEPTH, pathDeeperThan } from '../record/json.ts';
 import { canonicalJson } from '../record/key.ts';
 
 export type ChangeOp = 'c' | 'r' | 'u' | 'd';
@@ -30,12 +30,6 @@ export type ParseResult =
   | { readonly kind: 'invalid'; readonly reason: InvalidReason; readonly detail: string };
 
 const OPS = new Set<string>(['c', 'r', 'u', 'd']);
-
-/**
- * How deep a key or value may nest: MongoDB's own limit for the documents that store them. The
- * engine's recursive walks (canonical keys, merging) would overflow the stack on deeper JSON.
- */
-export const MAX_JSON_DEPTH = 100;
 
 function parseJson(bytes: Buffer): { ok: true; value: unknown } | { ok: false; error: string } {
   let value: unknown;

@@ -17,6 +17,12 @@ export function fieldOf<V>(object: Readonly<Record<string, V>>, key: string | nu
 }
 
 /**
+ * How deep a key or value may nest: MongoDB's own limit for the documents that store them. The
+ * engine's recursive walks (canonical keys, merging) would overflow the stack on deeper JSON.
+ */
+export const MAX_JSON_DEPTH = 100;
+
+/**
  * The path to the first array or object nested more than `limit` levels deep in `value`, or null
  * when none is. Iterative, so that it answers for any depth `JSON.parse` accepts: the recursive
  * code that walks a parsed document later (canonical keys, validation) would overflow the stack.

@@ -4,7 +4,8 @@
  */
 import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { MAX_JSON_DEPTH, parseChangeEvent } from '../../engine/change-event/parse.ts';
+import { parseChangeEvent } from '../../engine/change-event/parse.ts';
+import { MAX_JSON_DEPTH } from '../../engine/record/json.ts';
 import { test } from '../support/suite.ts';
 import { anyText, checkProperty } from './property.ts';
 
