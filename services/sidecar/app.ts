@@ -13,6 +13,7 @@ import type { SidecarConfig } from './config.ts';
 import { GENERIC_MESSAGE, NO_ROUTE_MESSAGE, rondError } from './errors.ts';
 import { type Allowed, evaluateRequest } from './evaluate.ts';
 import type { SidecarMetrics } from './metrics.ts';
+import { standaloneOpenApiDocument } from './openapi.ts';
 import type { PolicySet } from './policies.ts';
 import { relay, type Upstream, UpstreamError } from './proxy.ts';
 import { hasBody } from './request-body.ts';
@@ -55,6 +56,13 @@ export function createSidecarApp(deps: SidecarDeps): Hono<Env> {
         logger,
       }),
     );
+  if (deps.config.STANDALONE)
+    app.get('/documentation/json', (c) => {
+      const routes = deps.routes();
+      if (!routes) return rondError(503, 'service not ready to work yet', 'permissions not loaded yet');
+      const prefix = deps.config.PATH_PREFIX_STANDALONE;
+      return c.json(standaloneOpenApiDocument(routes.routes, prefix, deps));
+    });
   app.all('*', (c) => handle(deps, c.env, logger));
   app.onError((err) => {
     logger.error({ err }, 'unexpected error');

@@ -42,7 +42,8 @@ const PARAM = /^(?:\{(\w+)\}|:(\w+))$/;
 export class RouteTable {
   private readonly root = newNode();
 
-  constructor(routes: readonly PermissionRoute[]) {
+  /** `routes`: as declared, kept for the standalone API's OpenAPI document. */
+  constructor(readonly routes: readonly PermissionRoute[]) {
     checkTrailingSlashTwins(routes);
     const explicit = new Set(routes.map((r) => `${r.path} ${r.method.toUpperCase()}`));
     for (const route of routes) {
