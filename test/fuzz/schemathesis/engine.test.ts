@@ -4,32 +4,14 @@
  * `/documentation/json`.
  */
 import * as assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { freePorts } from '../../support/process.ts';
 import { test } from '../../support/suite.ts';
-import { type RunningService, schemathesis, startStreamfold } from './harness.ts';
+import { startEngine } from '../streamfold-services.ts';
+import { type RunningService, schemathesis } from './harness.ts';
 
 let engine: RunningService;
 
 test.before(async () => {
-  const [port] = await freePorts(1);
-  const config = JSON.parse(readFileSync('examples/single-view/config.json', 'utf8'));
-  config.server = { ...config.server, port };
-  const dir = mkdtempSync(join(tmpdir(), 'fuzz-engine-'));
-  writeFileSync(join(dir, 'config.json'), JSON.stringify(config));
-  engine = await startStreamfold(
-    [
-      'run',
-      join(dir, 'config.json'),
-      '--embedded',
-      '--serve',
-      '--input',
-      'examples/single-view/events.jsonl',
-    ],
-    { HTTP_PORT: String(port) },
-  );
+  engine = await startEngine();
 });
 test.after(() => engine?.stop());
 

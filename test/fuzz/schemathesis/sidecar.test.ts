@@ -9,10 +9,11 @@
  * reference wins over platform.md, services/sidecar/README.md).
  */
 import * as assert from 'node:assert/strict';
-import { FIXTURES, mongoEnv } from '../../services/sidecar/harness.ts';
+import { mongoEnv } from '../../services/sidecar/harness.ts';
 import { type MongoFixture, startMongo } from '../../support/mongo.ts';
 import { test } from '../../support/suite.ts';
-import { type RunningService, schemathesis, startStreamfold } from './harness.ts';
+import { startSidecarStandalone } from '../streamfold-services.ts';
+import { type RunningService, schemathesis } from './harness.ts';
 
 let mongo: MongoFixture;
 let sidecar: RunningService;
@@ -21,16 +22,7 @@ test.before(async () => {
   mongo = await startMongo();
   const url = new URL(mongo.url);
   url.pathname = `/${mongo.database}`;
-  sidecar = await startStreamfold(
-    ['service', 'sidecar'],
-    {
-      STANDALONE: 'true',
-      OPA_MODULES_DIRECTORY: `${FIXTURES}policies`,
-      API_PERMISSIONS_FILE_PATH: 'test/fuzz/schemathesis/fixtures/sidecar-permissions.json',
-      ...mongoEnv(url.toString()),
-    },
-    '/-/rbac-ready',
-  );
+  sidecar = await startSidecarStandalone(mongoEnv(url.toString()));
 });
 test.after(async () => {
   await sidecar?.stop();
