@@ -1,5 +1,5 @@
 import type { ConsumedMessage } from '../broker/types.ts';
-import { isJsonObject, type JsonObject } from '../record/json.ts';
+import { isJsonObject, type JsonObject, MAX_JSON_DEPTH, pathDeeperThan } from '../record/json.ts';
 import { canonicalJson } from '../record/key.ts';
 
 export type ChangeOp = 'c' | 'r' | 'u' | 'd';
@@ -32,11 +32,15 @@ export type ParseResult =
 const OPS = new Set<string>(['c', 'r', 'u', 'd']);
 
 function parseJson(bytes: Buffer): { ok: true; value: unknown } | { ok: false; error: string } {
+  let value: unknown;
   try {
-    return { ok: true, value: JSON.parse(bytes.toString('utf8')) };
+    value = JSON.parse(bytes.toString('utf8'));
   } catch (error) {
     return { ok: false, error: (error as Error).message };
   }
+  const deep = pathDeeperThan(value, MAX_JSON_DEPTH);
+  if (deep) return { ok: false, error: `nested deeper than ${MAX_JSON_DEPTH} levels` };
+  return { ok: true, value };
 }
 
 /**

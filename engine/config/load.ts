@@ -1,7 +1,9 @@
 import { readFile } from 'node:fs/promises';
+import { pathDeeperThan } from '../record/json.ts';
 import { configurationSchema } from './configuration.ts';
 import { ConfigError, type ConfigIssue } from './errors.ts';
 import type { Config } from './index.ts';
+import { formatJsonPath } from './json-path.ts';
 import { findJsonSyntaxProblem } from './json-syntax.ts';
 import { checkReferences } from './references.ts';
 import { reservedKeyIssues } from './reserved-keys.ts';
@@ -13,9 +15,13 @@ export interface LoadedConfig {
   warnings: ConfigIssue[];
 }
 
+/** How deep the document may nest; the checks after parsing walk it recursively. */
+export const MAX_CONFIG_DEPTH = 512;
+
 function parseJson(text: string, source: string | undefined): unknown {
+  let document: unknown;
   try {
-    return JSON.parse(text);
+    document = JSON.parse(text);
   } catch {
     const problem = findJsonSyntaxProblem(text);
     const rule = problem
@@ -23,6 +29,12 @@ function parseJson(text: string, source: string | undefined): unknown {
       : 'malformed JSON';
     throw new ConfigError([{ path: '(root)', rule }], source);
   }
+  const deep = pathDeeperThan(document, MAX_CONFIG_DEPTH);
+  if (deep) {
+    const rule = `nested deeper than ${MAX_CONFIG_DEPTH} levels`;
+    throw new ConfigError([{ path: formatJsonPath(deep), rule }], source);
+  }
+  return document;
 }
 
 /** Validates a configuration text: JSON syntax, schema (defaults applied), cross-references. */

@@ -6,6 +6,7 @@ import { computeAggregates } from '../aggregate/compute.ts';
 import { canonicalJson, decodeKeyOnly } from '../record/key.ts';
 import type { Store } from '../store/types.ts';
 import type { Topology } from '../topology/index.ts';
+import { engineOpenApiDocument } from './openapi.ts';
 
 export interface EngineApiOptions {
   readonly apiPrefix: string;
@@ -22,7 +23,7 @@ export interface EngineApiOptions {
 
 /**
  * The engine's HTTP API (`engine.md` §9): the items route under `apiPrefix`, reflection, and the
- * shared health, readiness and metrics routes at the root. Errors are `{statusCode, error, message}`.
+ * shared health, readiness and metrics routes and the OpenAPI document at the root. Errors are `{statusCode, error, message}`.
  */
 export function createEngineApi(options: EngineApiOptions): Hono {
   const app = createServiceApp({
@@ -45,6 +46,9 @@ export function createEngineApi(options: EngineApiOptions): Hono {
   });
 
   api.get('/reflection/aggregation/graph', (c) => c.json(options.reflection as object));
+
+  const document = engineOpenApiDocument(options.service, options.apiPrefix, options.topology.heads);
+  app.get('/documentation/json', (c) => c.json(document));
 
   app.route(options.apiPrefix === '/' ? '/' : options.apiPrefix, api);
   return app;

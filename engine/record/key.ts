@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { isJsonObject, type JsonObject, type JsonValue } from './json.ts';
+import { isJsonObject, type JsonObject, type JsonValue, MAX_JSON_DEPTH, pathDeeperThan } from './json.ts';
 
 /**
  * Canonical JSON: object keys sorted recursively (by UTF-16 code unit, like `Array#sort`),
@@ -80,7 +80,8 @@ export function decodeKeyOnly(encoded: string): JsonObject | null {
   if (!/^[A-Za-z0-9_-]*$/.test(encoded) || encoded.length % 4 === 1) return null;
   try {
     const parsed: unknown = JSON.parse(Buffer.from(encoded, 'base64url').toString('utf8'));
-    return isJsonObject(parsed) ? parsed : null;
+    // No change event carries a deeper key, and canonicalJson's recursion would overflow on one.
+    return isJsonObject(parsed) && !pathDeeperThan(parsed, MAX_JSON_DEPTH) ? parsed : null;
   } catch {
     return null;
   }

@@ -1,8 +1,7 @@
 import type { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import { createServiceApp, errorBody, HttpError, healthRoutes, type PackageInfo } from '../kit/index.ts';
+import { createServiceApp, errorBody, healthRoutes, limitBody, type PackageInfo } from '../kit/index.ts';
 import { Auth0Api } from './auth0-api.ts';
 import type { AuthConfig } from './config.ts';
 import type { SessionSettings } from './login-routes.ts';
@@ -50,14 +49,8 @@ export function createAuthApp(options: AuthAppOptions): Hono {
     return answers ? c.json(body) : c.json({ ...errorBody(503, 'Redis does not answer'), ...body }, 503);
   });
   app.route('/', openApiRoute(options.packageInfo));
-  const limitBody = bodyLimit({
-    maxSize: MAX_BODY_BYTES,
-    onError: () => {
-      throw new HttpError(413, `the body is larger than ${MAX_BODY_BYTES} bytes`);
-    },
-  });
   // Only where a body can come: asked on a GET, it would build a full Fetch Request per request.
-  app.on(['POST', 'PUT', 'PATCH', 'DELETE'], '*', limitBody);
+  app.on(['POST', 'PUT', 'PATCH', 'DELETE'], '*', limitBody(MAX_BODY_BYTES));
   // The client routes choose their client by the client-type header (client-type.ts).
   app.route('/', loginRoutes({ config, store, auth0, settings }));
   app.route('/', sessionRoutes({ config, store, auth0, settings, logoutWithClientId }));

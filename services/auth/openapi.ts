@@ -127,7 +127,8 @@ function operation(op: Operation) {
     parameters,
     ...(op.body && {
       requestBody: {
-        required: true,
+        // A body whose every field is optional may be left out (`/refreshtoken` with a cookie).
+        required: (openApiSchema(op.body) as { required?: string[] }).required !== undefined,
         content: {
           'application/json': { schema: openApiSchema(op.body) },
           'application/x-www-form-urlencoded': { schema: openApiSchema(op.body) },

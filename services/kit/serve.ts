@@ -5,6 +5,7 @@ import { createAdaptorServer } from '@hono/node-server';
 import type { Hono } from 'hono';
 import type { Logger } from 'pino';
 import { z } from 'zod';
+import { answerClientErrors } from './client-error.ts';
 import { envInteger, parseEnv } from './env.ts';
 import { errorBody } from './http-error.ts';
 
@@ -35,6 +36,8 @@ export interface RunningServer {
 }
 
 const READY_PATH = '/-/ready';
+const HEADERS_TIMEOUT_MS = 10_000;
+const MAX_REQUESTS_PER_SOCKET = 100;
 
 /**
  * Serves a Hono app on Node and owns its graceful shutdown: on SIGTERM/SIGINT (or `close()`)
@@ -50,11 +53,22 @@ export async function serve(app: Hono, options: ServeOptions = {}): Promise<Runn
 
   // Readiness is answered here rather than by the app: only the server knows it is draining.
   const server = createAdaptorServer({
+    serverOptions: {
+      // A client sending its headers byte by byte gets a 408 after this, not Node's 60 s; the
+      // timeouts are checked every second instead of every 30 s.
+      headersTimeout: HEADERS_TIMEOUT_MS,
+      connectionsCheckingInterval: 1000,
+    },
     fetch: (request, env) =>
       draining && request.method === 'GET' && new URL(request.url).pathname === READY_PATH
         ? Response.json({ ...errorBody(503, 'shutting down'), status: 'KO' }, { status: 503 })
         : app.fetch(request, env),
   }) as Server;
+  answerClientErrors(server);
+  // A client pipelining thousands of requests on one connection (and not reading the answers)
+  // would have them all run at once, delaying every other client: past this many, Node answers
+  // 503 without running the app, and the connection closes after its answer.
+  server.maxRequestsPerSocket = MAX_REQUESTS_PER_SOCKET;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, hostname, () => {

@@ -3,7 +3,8 @@ import { type Document, ObjectId } from 'mongodb';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { z } from 'zod';
-import { createServiceApp, HttpError, healthRoutes, type PackageInfo } from '../kit/index.ts';
+import { createServiceApp, HttpError, healthRoutes, limitBody, type PackageInfo } from '../kit/index.ts';
+
 import {
   bodyOf,
   EVENT_BODY,
@@ -26,6 +27,9 @@ import type { Collections } from './store.ts';
 import { hasMessageFor, inlineTemplate, type RenderMessage } from './templates.ts';
 import { userRoutes } from './user-routes.ts';
 import type { Users } from './users.ts';
+
+/** Far above any message, template or setting a client sends. */
+const MAX_BODY_BYTES = 1024 * 1024;
 
 export interface NotificationAppOptions {
   readonly store: Collections;
@@ -89,6 +93,8 @@ export function createNotificationApp(options: NotificationAppOptions): Hono {
 
   const document = openApiDocument(options.info);
   app.get('/documentation/json', (c) => c.json(document));
+  // Bodies are read whole (c.req.json()): without a bound, one large body is as large in memory.
+  app.on(['POST', 'PUT', 'PATCH', 'DELETE'], '*', limitBody(MAX_BODY_BYTES));
   app.route(
     '/',
     userRoutes({

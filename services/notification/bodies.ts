@@ -155,7 +155,26 @@ export async function bodyOf<Schema extends z.ZodType>(
   } catch {
     throw new HttpError(400, 'the body is not JSON');
   }
+  const unstorable = nulKeyPath(raw);
+  if (unstorable !== undefined) throw new HttpError(400, `${unstorable}: a key must not contain NUL`);
   return parsed(raw, schema);
+}
+
+/**
+ * The path of the first object key with a NUL character: MongoDB cannot store one, and the
+ * free-form members (`data`, `handlerConfig`, …) would carry it to the insert (a 500).
+ */
+function nulKeyPath(value: unknown): string | undefined {
+  const stack: Array<{ value: unknown; path: string }> = [{ value, path: '' }];
+  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
+    if (typeof item.value !== 'object' || item.value === null) continue;
+    for (const [key, child] of Object.entries(item.value)) {
+      const path = `${item.path}/${key}`;
+      if (key.includes('\0')) return JSON.stringify(path);
+      stack.push({ value: child, path });
+    }
+  }
+  return undefined;
 }
 
 /** `raw` parsed by `schema`, or a 400 listing every problem. */

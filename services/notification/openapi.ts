@@ -15,8 +15,10 @@ type Method = 'get' | 'post' | 'patch' | 'delete';
 
 const ERROR = { $ref: '#/components/schemas/Error' };
 
-function operation(summary: string, body?: z.ZodType, errors: number[] = []) {
-  const responses: Record<string, unknown> = { '200': { description: 'OK' } };
+const ID = { name: 'id', in: 'path', required: true, schema: { type: 'string' } };
+
+function operation(summary: string, body?: z.ZodType, errors: number[] = [], success = 200) {
+  const responses: Record<string, unknown> = { [String(success)]: { description: 'OK' } };
   for (const status of [...(body ? [400] : []), ...errors]) {
     responses[String(status)] = { description: 'error', content: { 'application/json': { schema: ERROR } } };
   }
@@ -34,15 +36,16 @@ function crud(
   what: string,
   body: z.ZodObject,
   conflict: boolean,
-): Record<string, Partial<Record<Method, unknown>>> {
+): Record<string, Partial<Record<Method | 'parameters', unknown>>> {
   const duplicate = conflict ? [409] : [];
   return {
     [path]: { get: operation(`list ${what}`), post: operation(`create ${what}`, body, duplicate) },
     [`${path}/count`]: { get: operation(`count ${what}`) },
     [`${path}/{id}`]: {
+      parameters: [ID],
       get: operation(`read ${what}`, undefined, [404]),
       patch: operation(`update ${what} (CRUD update operators)`, crudUpdateBody(body), [404, ...duplicate]),
-      delete: operation(`delete ${what}`, undefined, [404]),
+      delete: operation(`delete ${what}`, undefined, [404], 204),
     },
   };
 }
@@ -60,7 +63,7 @@ export function openApiDocument(info: PackageInfo) {
       },
       '/notifications': { get: operation('list notifications') },
       '/notifications/count': { get: operation('count notifications') },
-      '/notifications/{id}': { get: operation('read a notification', undefined, [404]) },
+      '/notifications/{id}': { parameters: [ID], get: operation('read a notification', undefined, [404]) },
       ...crud('/notification-settings', 'notification settings', NOTIFICATION_SETTING_BODY, true),
       ...crud('/event-settings', 'event settings', EVENT_SETTING_BODY, true),
       ...crud('/templates', 'templates', TEMPLATE_BODY, true),
@@ -68,12 +71,13 @@ export function openApiDocument(info: PackageInfo) {
         get: operation('the settings reaching the logged user', undefined, [401]),
       },
       '/user-notification-settings/{id}': {
+        parameters: [ID],
         patch: operation(
           "update the logged user's own setting",
           crudUpdateBody(NOTIFICATION_SETTING_BODY),
           [401, 404],
         ),
-        delete: operation("delete the logged user's own setting", undefined, [401, 404]),
+        delete: operation("delete the logged user's own setting", undefined, [401, 404], 204),
       },
       '/user/events': { get: operation('events visible to the logged user', undefined, [401]) },
       '/user/notification-settings': {

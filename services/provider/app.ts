@@ -1,8 +1,7 @@
 import type { MiddlewareHandler } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import { createServiceApp, HttpError, healthRoutes, type PackageInfo } from '../kit/index.ts';
+import { createServiceApp, healthRoutes, limitBody, type PackageInfo } from '../kit/index.ts';
 import { checkUpRoute } from './check-up.ts';
 import { openApiDocument } from './openapi.ts';
 import type { Providers } from './providers.ts';
@@ -32,17 +31,7 @@ export function createProviderApp(options: ProviderAppOptions) {
   app.route('/', checkUpRoute({ info, dependencies: options.dependencies }));
   app.get('/documentation/json', (c) => c.json(document));
   app.use('/api/backend/tenants/*', options.access);
-  app.use(
-    '/api/backend/tenants/*',
-    bodyLimit({
-      maxSize: MAX_BODY_BYTES,
-      onError: (c) => {
-        // The rest of the body is never read: the client must not reuse this connection.
-        c.header('connection', 'close');
-        throw new HttpError(413, `request body exceeds ${MAX_BODY_BYTES} bytes`);
-      },
-    }),
-  );
+  app.use('/api/backend/tenants/*', limitBody(MAX_BODY_BYTES));
   app.route('/', providerRoutes(options.providers, options.defaultConsoleVersion));
   return app;
 }

@@ -9,8 +9,11 @@ import { parseOr400 } from './validation.ts';
 export const PROVIDERS_PATH = '/api/backend/tenants/:tenantId/providers';
 export const PROVIDER_PATH = `${PROVIDERS_PATH}/:providerId`;
 
+/** MongoDB takes a skip that fits 32 bits from every driver; beyond, the query fails (a 500). */
+const MAX_SKIP = 2_147_483_647;
+
 export const pageQuerySchema = z.strictObject({
-  skip: z.coerce.number().int().min(0).default(0),
+  skip: z.coerce.number().int().min(0).max(MAX_SKIP).default(0),
   limit: z.coerce.number().int().min(1).max(200).default(25),
 });
 

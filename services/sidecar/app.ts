@@ -13,6 +13,7 @@ import type { SidecarConfig } from './config.ts';
 import { GENERIC_MESSAGE, NO_ROUTE_MESSAGE, rondError } from './errors.ts';
 import { type Allowed, evaluateRequest } from './evaluate.ts';
 import type { SidecarMetrics } from './metrics.ts';
+import { standaloneOpenApiDocument } from './openapi.ts';
 import type { PolicySet } from './policies.ts';
 import { relay, type Upstream, UpstreamError } from './proxy.ts';
 import { hasBody } from './request-body.ts';
@@ -55,6 +56,13 @@ export function createSidecarApp(deps: SidecarDeps): Hono<Env> {
         logger,
       }),
     );
+  if (deps.config.STANDALONE)
+    app.get('/documentation/json', (c) => {
+      const routes = deps.routes();
+      if (!routes) return rondError(503, 'service not ready to work yet', 'permissions not loaded yet');
+      const prefix = deps.config.PATH_PREFIX_STANDALONE;
+      return c.json(standaloneOpenApiDocument(routes.routes, prefix, deps));
+    });
   app.all('*', (c) => handle(deps, c.env, logger));
   app.onError((err) => {
     logger.error({ err }, 'unexpected error');
@@ -67,7 +75,8 @@ async function handle(deps: SidecarDeps, node: HttpBindings, log: Logger): Promi
   const { config } = deps;
   const { incoming } = node;
   const rawUrl = incoming.url ?? '/';
-  const url = new URL(rawUrl, 'http://sidecar');
+  const url = originFormUrl(rawUrl);
+  if (!url) return rondError(400, 'bad request', 'the request target must be a path');
   const method = (incoming.method ?? 'GET').toUpperCase();
   let escapedPath = rawUrl.split('?')[0] as string;
 
@@ -142,6 +151,19 @@ async function forward(
   const noBody = incoming.method === 'HEAD' || response.status === 204 || response.status === 304;
   relay(response, outgoing, !noBody);
   return RESPONSE_ALREADY_SENT;
+}
+
+/**
+ * The URL of an origin-form request target (`/path?query`), or undefined for any other form.
+ * Resolved against a base, `//host/x` would be a host and a path, and `//%zz` would throw.
+ */
+function originFormUrl(target: string): URL | undefined {
+  if (!target.startsWith('/')) return undefined;
+  try {
+    return new URL(`http://sidecar${target}`);
+  } catch {
+    return undefined;
+  }
 }
 
 function notFound(): Response {

@@ -3,6 +3,11 @@
  * `*` matching every sub-path, static > parameter > wildcard at each segment, method `all` for
  * the methods a path does not declare itself, matching on the escaped path, and a trailing slash
  * that matters unless the operation sets `options.ignoreTrailingSlash`.
+ *
+ * Stricter than Rönd where a path could mean one route here and another upstream: percent-encoded
+ * unreserved characters (`%61` for `a`, RFC 3986 §6.2.2.2) are decoded before matching, since an
+ * upstream decodes them; a path with a dot segment (`..`, `.`, `%2e%2e`) or an empty segment
+ * (`//`) matches no route, since an upstream may resolve or merge them into another path.
  */
 import { type PermissionRoute, PermissionsError, type RondConfig } from './permissions.ts';
 
@@ -37,7 +42,8 @@ const PARAM = /^(?:\{(\w+)\}|:(\w+))$/;
 export class RouteTable {
   private readonly root = newNode();
 
-  constructor(routes: readonly PermissionRoute[]) {
+  /** `routes`: as declared, kept for the standalone API's OpenAPI document. */
+  constructor(readonly routes: readonly PermissionRoute[]) {
     checkTrailingSlashTwins(routes);
     const explicit = new Set(routes.map((r) => `${r.path} ${r.method.toUpperCase()}`));
     for (const route of routes) {
@@ -49,7 +55,8 @@ export class RouteTable {
   }
 
   find(method: string, escapedPath: string): RouteMatch | undefined {
-    const segments = escapedPath.split('/').slice(1);
+    const segments = canonicalSegments(escapedPath);
+    if (!segments) return undefined;
     const values: string[] = [];
     const leaf = this.walk(this.root, segments, 0, method.toUpperCase(), values);
     if (!leaf) return undefined;
@@ -104,6 +111,23 @@ export class RouteTable {
     }
     return node.wildcard?.get(method);
   }
+}
+
+const UNRESERVED_ESCAPE = /%(2[dDeE]|3\d|[46][1-9a-fA-F]|[57][0-9aA]|5[fF]|7[eE])/g;
+
+/**
+ * The segments of an escaped path with unreserved characters decoded, or undefined when a segment
+ * is a dot segment or empty (but the last: `/x/` has a trailing slash).
+ */
+function canonicalSegments(escapedPath: string): string[] | undefined {
+  if (!escapedPath.startsWith('/')) return undefined;
+  const segments = escapedPath
+    .slice(1)
+    .split('/')
+    .map((segment) => segment.replace(UNRESERVED_ESCAPE, decodeURIComponent));
+  const last = segments.length - 1;
+  const ambiguous = segments.some((s, i) => s === '.' || s === '..' || (s === '' && i < last));
+  return ambiguous ? undefined : segments;
 }
 
 /** The first declaration of a path and method wins, as the first registration does in a router. */

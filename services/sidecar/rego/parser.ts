@@ -33,6 +33,12 @@ const RELATIONS: Record<string, string> = {
 };
 const ARITH: Record<string, string> = { '+': 'plus', '-': 'minus' };
 const FACTOR: Record<string, string> = { '*': 'mul', '/': 'div', '%': 'rem' };
+/**
+ * How deep terms may nest (brackets, parentheses, unary minus, operator chains). The parser and
+ * every later pass recurse on the tree, so without a bound a hostile policy ends in a stack
+ * overflow instead of a parse error; real policies stay far below it.
+ */
+export const MAX_NESTING = 200;
 
 /** Parses a module: as v1 unless it only parses as v0, or as the version asked for. */
 export function parseModule(source: string, file: string, version?: RegoVersion): Module {
@@ -60,6 +66,8 @@ class Parser {
   /** > 0 inside brackets and parentheses of terms, where newlines do not end an expression. */
   private nesting = 0;
   private wildcards = 0;
+  /** Depth of the term being parsed, bounded by `MAX_NESTING`. */
+  private depth = 0;
   constructor(
     private readonly tokens: Token[],
     private readonly version: RegoVersion,
@@ -312,6 +320,10 @@ class Parser {
   }
 
   private elseChain(): Rule['else'] {
+    return this.within(() => this.elseBranch());
+  }
+
+  private elseBranch(): Rule['else'] {
     const tok = this.expect('else');
     let value: Term | undefined;
     if (this.is(':=') || this.is('=')) {
@@ -325,6 +337,10 @@ class Parser {
   }
 
   private braceBody(): Body {
+    return this.within(() => this.braceBodyAt());
+  }
+
+  private braceBodyAt(): Body {
     this.expect('{');
     const body = this.flat(() => this.bodyUntil('}'));
     this.expect('}');
@@ -442,12 +458,33 @@ class Parser {
 
   private binary(next: () => Term, ops: Record<string, string>): Term {
     let left = next();
-    for (;;) {
-      const t = this.peek();
-      if (t.type !== 'punct' || !(t.text in ops)) return left;
-      this.next();
-      const right = next();
-      left = { type: 'call', name: ops[t.text]!, args: [left, right], loc: t.loc };
+    // Each operator of a chain nests the tree one level deeper (`a + b + c` is `(a + b) + c`).
+    const depth = this.depth;
+    try {
+      for (;;) {
+        const t = this.peek();
+        if (t.type !== 'punct' || !(t.text in ops)) return left;
+        this.deeper(t);
+        this.next();
+        const right = next();
+        left = { type: 'call', name: ops[t.text]!, args: [left, right], loc: t.loc };
+      }
+    } finally {
+      this.depth = depth;
+    }
+  }
+
+  private deeper(at: Token): void {
+    if (++this.depth > MAX_NESTING) this.fail(at, `terms nested deeper than ${MAX_NESTING} levels`);
+  }
+
+  /** Runs `fn` one level deeper: a term, a body in braces, an `else` branch. */
+  private within<T>(fn: () => T): T {
+    this.deeper(this.peek());
+    try {
+      return fn();
+    } finally {
+      this.depth--;
     }
   }
 
@@ -468,7 +505,10 @@ class Parser {
   }
 
   term(): Term {
-    const t = this.peek();
+    return this.within(() => this.termAt(this.peek()));
+  }
+
+  private termAt(t: Token): Term {
     let term: Term;
     if (t.type === 'number') {
       this.next();

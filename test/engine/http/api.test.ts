@@ -38,7 +38,9 @@ test('items: 200 with the aggregate, 400 bad key, 404 unknown head or key', asyn
   assert.is(ok.status, 200);
   assert.equal(await ok.json(), run.last.get('{"id":1}')?.after);
 
-  for (const bad of ['***', encodeKeyOnly('[1]'), encodeKeyOnly('not json'), 'a']) {
+  // A key nested 5 000 deep overflowed canonicalJson's recursion (a 500) before keys were bounded.
+  const deep = encodeKeyOnly(`{"a":${'['.repeat(5000)}${']'.repeat(5000)}}`);
+  for (const bad of ['***', encodeKeyOnly('[1]'), encodeKeyOnly('not json'), 'a', deep]) {
     const res = await app.request(`/api/v1/heads/customers/items/${bad}`);
     assert.is(res.status, 400, bad);
     const body = (await res.json()) as Record<string, unknown>;
@@ -121,6 +123,19 @@ test('process and runtime metrics carry the project prefix once', async () => {
   assert.match(metrics, /^streamfold_process_cpu_user_seconds_total \d/m);
   assert.match(metrics, /^streamfold_nodejs_eventloop_lag_seconds \d/m);
   assert.not.match(metrics, /process_process_/);
+});
+
+test('the OpenAPI document: the items route under the prefix with the heads, and reflection', async () => {
+  const { app } = await api();
+  const document = (await (await app.request('/documentation/json')).json()) as {
+    paths: Record<string, { get: { parameters?: { name: string; schema: { enum?: string[] } }[] } }>;
+  };
+  assert.equal(Object.keys(document.paths).sort(), [
+    '/api/v1/heads/{node}/items/{key}',
+    '/api/v1/reflection/aggregation/graph',
+  ]);
+  const node = document.paths['/api/v1/heads/{node}/items/{key}']!.get.parameters![0]!;
+  assert.equal(node.schema.enum, ['customers']);
 });
 
 test.run();

@@ -51,4 +51,20 @@ test('an unknown path, or one only middleware covers, stays a 404; known methods
   assert.equal((await service.request('/orders/7', { method: 'HEAD' })).status, 200);
 });
 
+// Found by Schemathesis (auth): the Allow header listed POST, PUT, PATCH, DELETE on every path, from
+// a body limit registered for those methods on `*`, and PATCH, DELETE on /users/active, from
+// /users/{userId}; OpenAPI reads /users/active as its own path.
+test('Allow: middleware on every path and templated routes under a concrete one are not methods of it', async () => {
+  const service = app();
+  service.on(['POST', 'PUT', 'PATCH', 'DELETE'], '*', async (_c, next) => next());
+  service.get('/orders/active', (c) => c.json([]));
+  const active = await service.request('/orders/active', { method: 'OPTIONS' });
+  assert.equal(active.status, 405);
+  assert.equal(active.headers.get('allow'), 'GET, HEAD');
+  assert.equal(
+    (await service.request('/orders/7', { method: 'PUT' })).headers.get('allow'),
+    'GET, HEAD, POST',
+  );
+});
+
 test.run();

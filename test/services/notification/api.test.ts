@@ -737,4 +737,11 @@ test('the status routes answer with the service name', async () => {
   assert.equal(ready.status, 200);
   assert.equal(((await ready.json()) as { status: string }).status, 'OK');
 });
+// Found by Schemathesis: a free-form member with a NUL in a key reached MongoDB's insert (a 500).
+test('a key with a NUL character anywhere in the body is a 400 naming its path', async () => {
+  const answer = await post('/event-settings', { eventName: 'nul', handlerConfig: { 'a\u0000b': 1 } });
+  assert.equal(answer.status, 400);
+  assert.match(((await answer.json()) as { message: string }).message, /handlerConfig\/a\\u0000b.*NUL/);
+});
+
 test.run();

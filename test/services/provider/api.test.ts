@@ -330,7 +330,8 @@ test('GET list: one tenant, by providerId, paged with skip/limit and a total', a
     ['p-c'],
   );
   assert.deepEqual((await call('GET', providers('nobody'))).json, []);
-  for (const query of ['limit=0', 'limit=201', 'skip=-1', 'limit=x', 'sort=label']) {
+  // skip=1770740031409 was a 500 from MongoDB (found by Schemathesis): skip fits 32 bits.
+  for (const query of ['limit=0', 'limit=201', 'skip=-1', 'skip=1770740031409', 'limit=x', 'sort=label']) {
     assert.equal((await call('GET', `${providers('paged')}?${query}`)).status, 400, query);
   }
 });
