@@ -145,12 +145,18 @@ export class KafkaBrokerConsumer implements BrokerConsumer {
         const failure = error as KafkaClientError;
         const elapsed = Date.now() - started;
         if (isRebalanceCommitError(failure) && !this.#closing && elapsed < REBALANCE_COMMIT_RETRY_MS) {
-          this.#logger?.info({ err: error, groupId: this.groupId }, 'commit refused by a rebalance; repeating');
+          this.#logger?.info(
+            { err: error, groupId: this.groupId },
+            'commit refused by a rebalance; repeating',
+          );
           await sleep(COMMIT_RETRY_DELAY_MS);
           const assigned = new Set(this.assignment().map((p) => `${p.topic}[${p.partition}]`));
           pending = pending.filter((o) => assigned.has(`${o.topic}[${o.partition}]`));
         } else if (isRetriableCommitError(failure) && elapsed < COORDINATOR_COMMIT_RETRY_MS) {
-          this.#logger?.warn({ err: error, groupId: this.groupId, attempt }, 'kafka commit failed, repeating it');
+          this.#logger?.warn(
+            { err: error, groupId: this.groupId, attempt },
+            'kafka commit failed, repeating it',
+          );
           await sleep(Math.min(2000, 100 * 2 ** attempt));
         } else {
           throw error;
