@@ -48,7 +48,7 @@ async function runOnce(kafka: FailoverCluster, run: number): Promise<string> {
   const producer = createKafkaBroker({ properties: kafka.properties }).producer();
   let service: NotificationService | undefined;
   try {
-    await seedEmailNotification(db, { eventName: EVENT_NAME, emailMessage: 'Order {{order}}' });
+    await seedEmailNotification(db, EVENT_NAME);
     service = await startService({
       MONGODB_URL: mongo.url,
       MONGODB_DATABASE: mongo.database,

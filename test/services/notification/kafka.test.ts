@@ -41,10 +41,7 @@ test.before(async () => {
   ]);
   client = await MongoClient.connect(mongo.url);
   db = client.db(mongo.database);
-  await seedEmailNotification(db, {
-    eventName: 'TMM/TherapyCreated/v1',
-    emailMessage: 'Order {{data.order}}',
-  });
+  await seedEmailNotification(db, 'TMM/TherapyCreated/v1');
   const { 'bootstrap.servers': brokers, ...properties } = kafka.properties;
   server = await startService({
     MONGODB_URL: mongo.url,

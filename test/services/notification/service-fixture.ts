@@ -31,18 +31,15 @@ export async function startService(env: Record<string, string>): Promise<Notific
 
 /**
  * One email notification set up: the user `ada` (ada@example.com, group `patients`), the template
- * `shipped` with the given `emailMessage`, and the setting `s1` sending it to `patients` on `eventName`.
+ * `shipped` (`Order {{data.order}}`), and the setting `s1` sending it to `patients` on `eventName`.
  */
-export async function seedEmailNotification(
-  db: Db,
-  { eventName, emailMessage }: { eventName: string; emailMessage: string },
-): Promise<void> {
+export async function seedEmailNotification(db: Db, eventName: string): Promise<void> {
   await db
     .collection('users')
     .insertOne({ _id: 'ada' as never, emailAddress: 'ada@example.com', groups: ['patients'] });
   await db
     .collection('message_templates')
-    .insertOne({ name: 'shipped', emailTitle: 'Shipped', emailMessage });
+    .insertOne({ name: 'shipped', emailTitle: 'Shipped', emailMessage: 'Order {{data.order}}' });
   await db.collection('notifications_settings').insertOne({
     _id: 's1' as never,
     eventName,
