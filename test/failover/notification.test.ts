@@ -11,7 +11,11 @@
 import * as assert from 'node:assert/strict';
 import { MongoClient } from 'mongodb';
 import { createKafkaBroker } from '../../engine/broker/kafka/index.ts';
-import { type NotificationService, startService } from '../services/notification/service-fixture.ts';
+import {
+  type NotificationService,
+  seedEmailNotification,
+  startService,
+} from '../services/notification/service-fixture.ts';
 import { startMongo } from '../support/mongo.ts';
 import { startSmtpSink } from '../support/smtp-sink.ts';
 import {
@@ -44,19 +48,7 @@ async function runOnce(kafka: FailoverCluster, run: number): Promise<string> {
   const producer = createKafkaBroker({ properties: kafka.properties }).producer();
   let service: NotificationService | undefined;
   try {
-    await db
-      .collection('users')
-      .insertOne({ _id: 'ada' as never, emailAddress: 'ada@example.com', groups: ['patients'] });
-    await db
-      .collection('message_templates')
-      .insertOne({ name: 'shipped', emailTitle: 'Shipped', emailMessage: 'Order {{data.order}}' });
-    await db.collection('notifications_settings').insertOne({
-      _id: 's1' as never,
-      eventName: EVENT_NAME,
-      templateName: 'shipped',
-      group: 'patients',
-      channels: ['email'],
-    });
+    await seedEmailNotification(db, EVENT_NAME);
     service = await startService({
       MONGODB_URL: mongo.url,
       MONGODB_DATABASE: mongo.database,

@@ -22,7 +22,7 @@ import { expectedAggregates, type InputEvent } from './oracle.ts';
 
 /** Writes each event to its node's topic, keyed by its JSON key, and waits for every delivery. */
 export async function sendEvents(
-  kafka: KafkaFixture,
+  kafka: Pick<KafkaFixture, 'properties'>,
   topic: (node: string) => string,
   events: readonly InputEvent[],
 ): Promise<void> {
@@ -74,7 +74,11 @@ export interface OutputReader {
   stop(): Promise<void>;
 }
 
-export async function readOutput(kafka: KafkaFixture, topic: string, groupId: string): Promise<OutputReader> {
+export async function readOutput(
+  kafka: Pick<KafkaFixture, 'properties'>,
+  topic: string,
+  groupId: string,
+): Promise<OutputReader> {
   const consumer = createKafkaBroker({ properties: kafka.properties }).consumer({ groupId });
   await consumer.connect();
   consumer.subscribe([topic]);

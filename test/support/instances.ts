@@ -44,13 +44,15 @@ export function startInstance(config: Config, dir: string, name: string, mongoUr
   return { child, base: `http://127.0.0.1:${config.server.port}`, exited, logs: () => logs };
 }
 
+/** A metric's series on an instance's `/-/metrics`, one `name{labels} value` line each. */
+export async function metricLines(instance: Instance, name: string): Promise<string[]> {
+  const text = await (await fetch(`${instance.base}/-/metrics`)).text();
+  return text.split('\n').filter((line) => line.startsWith(`${name}{`) || line.startsWith(`${name} `));
+}
+
 /** The sum of a metric's series on an instance's `/-/metrics`. */
 export async function metricSum(instance: Instance, name: string): Promise<number> {
-  const text = await (await fetch(`${instance.base}/-/metrics`)).text();
-  return text
-    .split('\n')
-    .filter((line) => line.startsWith(`${name}{`) || line.startsWith(`${name} `))
-    .reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0);
+  return (await metricLines(instance, name)).reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0);
 }
 
 /** The tail of each instance's logs, for a failure message. */
@@ -60,7 +62,8 @@ export function logsOf(instances: readonly Instance[]): string {
 
 export interface DiamondRunOptions {
   readonly id: string;
-  readonly kafka: KafkaFixture;
+  /** Only its client properties are used: any cluster's will do. */
+  readonly kafka: Pick<KafkaFixture, 'properties'>;
   readonly mongo: MongoFixture;
   /** The topic of a node, of `internal` and of `output`. */
   readonly topic: (node: string) => string;

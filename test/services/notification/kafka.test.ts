@@ -7,7 +7,7 @@ import { type MongoFixture, startMongo } from '../../support/mongo.ts';
 import { type SmtpSink, startSmtpSink } from '../../support/smtp-sink.ts';
 import { test } from '../../support/suite.ts';
 import { startTopicReader, type TopicReader } from '../rest2broker/topic-reader.ts';
-import { type NotificationService, startService } from './service-fixture.ts';
+import { type NotificationService, seedEmailNotification, startService } from './service-fixture.ts';
 
 let kafka: KafkaFixture;
 let mongo: MongoFixture;
@@ -41,19 +41,7 @@ test.before(async () => {
   ]);
   client = await MongoClient.connect(mongo.url);
   db = client.db(mongo.database);
-  await db
-    .collection('users')
-    .insertOne({ _id: 'ada' as never, emailAddress: 'ada@example.com', groups: ['patients'] });
-  await db
-    .collection('message_templates')
-    .insertOne({ name: 'shipped', emailTitle: 'Shipped', emailMessage: 'Order {{data.order}}' });
-  await db.collection('notifications_settings').insertOne({
-    _id: 's1' as never,
-    eventName: 'TMM/TherapyCreated/v1',
-    templateName: 'shipped',
-    group: 'patients',
-    channels: ['email'],
-  });
+  await seedEmailNotification(db, 'TMM/TherapyCreated/v1');
   const { 'bootstrap.servers': brokers, ...properties } = kafka.properties;
   server = await startService({
     MONGODB_URL: mongo.url,

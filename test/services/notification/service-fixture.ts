@@ -1,7 +1,9 @@
 /**
  * The whole notification service on a free port, as `npx streamfold service notification` runs
- * it, with a silent logger (`TEST_LOG=debug` to see it), and JSON helpers for its routes.
+ * it, with a silent logger (`TEST_LOG=debug` to see it), and JSON helpers for its routes; and the
+ * data one email notification needs.
  */
+import type { Db } from 'mongodb';
 import pino from 'pino';
 import { readConfig } from '../../../services/notification/config.ts';
 import { startNotificationService } from '../../../services/notification/start.ts';
@@ -25,4 +27,24 @@ export async function startService(env: Record<string, string>): Promise<Notific
       body: JSON.stringify(body),
     });
   return Object.assign(server, { base, post: send('POST'), patch: send('PATCH') });
+}
+
+/**
+ * One email notification set up: the user `ada` (ada@example.com, group `patients`), the template
+ * `shipped` (`Order {{data.order}}`), and the setting `s1` sending it to `patients` on `eventName`.
+ */
+export async function seedEmailNotification(db: Db, eventName: string): Promise<void> {
+  await db
+    .collection('users')
+    .insertOne({ _id: 'ada' as never, emailAddress: 'ada@example.com', groups: ['patients'] });
+  await db
+    .collection('message_templates')
+    .insertOne({ name: 'shipped', emailTitle: 'Shipped', emailMessage: 'Order {{data.order}}' });
+  await db.collection('notifications_settings').insertOne({
+    _id: 's1' as never,
+    eventName,
+    templateName: 'shipped',
+    group: 'patients',
+    channels: ['email'],
+  });
 }
