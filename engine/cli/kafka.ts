@@ -52,10 +52,14 @@ Options:
         (Object.keys(topics).length ? `; topics: ${Object.keys(topics).join(', ')}` : ''),
     );
     io.out(`KAFKA_BROKERS=${cluster.bootstrap}`);
+    // Signal listeners do not keep Node running, and the broker's processes are unref'd (they
+    // must not keep a test alive): this timer holds the command in the foreground until a signal.
+    const foreground = setInterval(() => {}, 60_000);
     const signal = await new Promise<NodeJS.Signals>((done) => {
       process.once('SIGINT', () => done('SIGINT'));
       process.once('SIGTERM', () => done('SIGTERM'));
     });
+    clearInterval(foreground);
     io.err(`${signal}: stopping Kafka…`);
     await cluster.stop();
     io.err('Kafka stopped');

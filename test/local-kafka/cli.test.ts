@@ -52,6 +52,7 @@ test('prints KAFKA_BROKERS once ready, creates --topics, stops cleanly on SIGTER
     assert.equal(cli.out(), `KAFKA_BROKERS=127.0.0.1:${port}\n`, 'one line on stdout, nothing else');
     assert.match(cli.err(), /Apache Kafka 4\.1\.\d+ ready; logs: .*node-1\.log; topics: customers, orders/);
     const metadata = await metadataOf(`127.0.0.1:${port}`);
+    assert.equal(cli.child.exitCode, null, 'it stays in the foreground until a signal');
     assert.deepEqual(metadata.brokers, [1]);
     assert.equal(metadata.topics.get('customers'), 2);
     assert.equal(metadata.topics.get('orders'), 3);
