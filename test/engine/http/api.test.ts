@@ -126,7 +126,7 @@ test('process and runtime metrics carry the project prefix once', async () => {
 });
 
 test('the OpenAPI document: the items route under the prefix with the heads, and reflection', async () => {
-  const { app } = await api();
+  const { app, run } = await api();
   const document = (await (await app.request('/documentation/json')).json()) as {
     paths: Record<string, { get: { parameters?: { name: string; schema: { enum?: string[] } }[] } }>;
   };
@@ -136,6 +136,7 @@ test('the OpenAPI document: the items route under the prefix with the heads, and
   ]);
   const node = document.paths['/api/v1/heads/{node}/items/{key}']!.get.parameters![0]!;
   assert.equal(node.schema.enum, ['customers']);
+  await run.embedded.stop();
 });
 
 test.run();
