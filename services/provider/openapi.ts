@@ -32,7 +32,7 @@ const versionHeader = {
 
 /** The OpenAPI 3.1 document of the provider API, its schemas generated from the validating zod schemas. */
 export function openApiDocument(info: { name: string; version: string }): Record<string, unknown> {
-  const queryProperties = openApiSchema(pageQuerySchema).properties as Record<string, object>;
+  const queryProperties = openApiSchema(pageQuerySchema, 'output').properties as Record<string, object>;
   const common = errors(401, 403, 503);
   return {
     openapi: '3.1.0',

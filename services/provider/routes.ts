@@ -12,9 +12,20 @@ export const PROVIDER_PATH = `${PROVIDERS_PATH}/:providerId`;
 /** MongoDB takes a skip that fits 32 bits from every driver; beyond, the query fails (a 500). */
 const MAX_SKIP = 2_147_483_647;
 
+/**
+ * A whole number written in decimal digits. `z.coerce.number()` would take `?skip=` as 0 and
+ * `?limit=0x10` as 16: a query the client got wrong must be a 400, not another page.
+ */
+const queryInteger = (min: number, max: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, 'must be a whole number in decimal digits')
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max));
+
 export const pageQuerySchema = z.strictObject({
-  skip: z.coerce.number().int().min(0).max(MAX_SKIP).default(0),
-  limit: z.coerce.number().int().min(1).max(200).default(25),
+  skip: queryInteger(0, MAX_SKIP).default(0),
+  limit: queryInteger(1, 200).default(25),
 });
 
 /** Header of a list answer: how many providers the tenant has across all pages. */

@@ -331,9 +331,14 @@ test('GET list: one tenant, by providerId, paged with skip/limit and a total', a
   );
   assert.deepEqual((await call('GET', providers('nobody'))).json, []);
   // skip=1770740031409 was a 500 from MongoDB (found by Schemathesis): skip fits 32 bits.
-  for (const query of ['limit=0', 'limit=201', 'skip=-1', 'skip=1770740031409', 'limit=x', 'sort=label']) {
-    assert.equal((await call('GET', `${providers('paged')}?${query}`)).status, 400, query);
+  // skip= was a 200 with the first page (Schemathesis again): only decimal digits are a number.
+  const bad = ['limit=0', 'limit=201', 'skip=-1', 'skip=1770740031409', 'limit=x', 'sort=label'];
+  for (const query of [...bad, 'skip=', 'limit=', 'skip=0x1', 'limit=1e1', 'skip=%201', 'skip=1.0']) {
+    const answer = await call('GET', `${providers('paged')}?${query}`);
+    assert.equal(answer.status, 400, query);
+    assert.equal(answer.json.statusCode, 400, query);
   }
+  assert.equal((await call('GET', `${providers('paged')}?skip=0&limit=200`)).json.length, 3);
 });
 
 test('DELETE: 204, then 404 for it', async () => {
