@@ -5,14 +5,16 @@
  *   so its next owner reads on after them;
  * - a pause (what the control plane's gate sets) holds across a rebalance: partitions assigned
  *   while paused stay paused until resumed, and nothing is lost;
- * - the engine is not ready while a rebalance has revoked all of a consumer's partitions, and
- *   ready again once they are assigned.
+ * - the engine is not ready (`GET /-/ready` answers 503) while a rebalance has revoked all of a
+ *   consumer's partitions, and ready again once they are assigned.
  */
 import { pino } from 'pino';
+import { Registry } from 'prom-client';
 import { BehaviorSubject, type Subscription } from 'rxjs';
 import * as assert from 'uvu/assert';
 import { createKafkaBroker } from '../../../engine/broker/kafka/index.ts';
 import type { ConsumedMessage, RebalanceEvent } from '../../../engine/broker/types.ts';
+import { serveApi } from '../../../engine/cli/serve-api.ts';
 import { engineClients } from '../../../engine/runtime/clients.ts';
 import { compileConfig } from '../../../engine/runtime/compile.ts';
 import { groupIdOf, startEngine } from '../../../engine/runtime/engine.ts';
@@ -22,6 +24,7 @@ import { acknowledge, type Batch, commitAcknowledged, consumeBatches } from '../
 import { configFor, SINGLE_VIEW } from '../../support/configs.ts';
 import { type KafkaFixture, startKafka } from '../../support/kafka.ts';
 import { committedOffsets } from '../../support/kafka-offsets.ts';
+import { freePorts } from '../../support/process.ts';
 import { test } from '../../support/suite.ts';
 import { until } from '../../support/until.ts';
 
@@ -229,9 +232,11 @@ test('a pause holds across a rebalance; resumed, nothing is lost', async () => {
   }
 });
 
-test('the engine is not ready while a rebalance has revoked all of a consumer’s partitions', async () => {
+test('GET /-/ready answers 503 while a rebalance has revoked all of a consumer’s partitions', async () => {
+  const [port] = await freePorts(1);
   const config = configFor(SINGLE_VIEW, (d) => {
     d.id = `rebReady${Date.now() % 100_000}`;
+    d.server = { ip: '127.0.0.1', port };
     d.connections.main.config = kafka.properties;
     for (const [node, consumer] of Object.entries(d.consumers.config))
       Object.assign(consumer as object, { topic: kafka.topic(node) });
@@ -240,18 +245,23 @@ test('the engine is not ready while a rebalance has revoked all of a consumer’
   });
   const compiled = compileConfig(config);
   const clients = engineClients(config, await resolveSecrets(config));
+  const logger = pino({ level: 'silent' });
+  const store = new MemoryStore(compiled.layout);
   const engine = await startEngine({
     compiled,
     broker: createKafkaBroker({ properties: clients.producer }),
-    store: new MemoryStore(compiled.layout),
-    logger: pino({ level: 'silent' }),
+    store,
+    logger,
     clients,
   });
+  // What an orchestrator's probe sees: the route the `streamfold run` command serves.
+  const api = await serveApi(engine, store, new Registry(), logger);
+  const ready = async () => (await fetch(`http://127.0.0.1:${api.port}/-/ready`)).status === 200;
   const groupId = groupIdOf(config.id, 'customers', clients.consumer('customers'));
   const log: string[] = [];
   const members: Array<Awaited<ReturnType<typeof member>>> = [];
   try {
-    await until('the engine is ready', () => engine.ready(), 30_000);
+    await until('the engine is ready', ready, 30_000);
     // A member that joins, then stops polling: the next rebalance waits for it (up to its
     // max.poll.interval.ms) with every other member's partitions revoked.
     const stalled = await member(groupId, kafka.topic('customers'), log, 'stalled');
@@ -262,23 +272,21 @@ test('the engine is not ready while a rebalance has revoked all of a consumer’
       30_000,
       () => log.join('; '),
     );
-    await until('the engine is ready again after that rebalance', () => engine.ready(), 30_000);
+    await until('the engine is ready again after that rebalance', ready, 30_000);
     await stalled.halt();
     members.push(await member(groupId, kafka.topic('customers'), log, 'joining'));
     await until(
-      'the engine reports not ready',
-      async () => !(await engine.ready()),
+      'GET /-/ready answers 503',
+      async () => !(await ready()),
       20_000,
       () => log.join('; '),
     );
-    await until(
-      'the engine is ready once the group settled without the stalled member',
-      () => engine.ready(),
-      30_000,
-      () => log.join('; '),
+    await until('the engine is ready once the group settled without the stalled member', ready, 30_000, () =>
+      log.join('; '),
     );
   } finally {
     for (const m of members) await m.stop();
+    await api.close();
     await engine.stop();
   }
 });
