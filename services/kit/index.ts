@@ -1,4 +1,4 @@
-export { limitBody } from './body-limit.ts';
+export { type BodyLimitOptions, bodyLimit, limitBody } from './body-limit.ts';
 export { EnvError, envBoolean, envInteger, envJsonObject, envPort, parseEnv } from './env.ts';
 export { errorHandler, notFoundHandler } from './error-handler.ts';
 export { type HealthBody, type HealthOptions, healthRoutes } from './health.ts';

@@ -1,12 +1,12 @@
 import { dirname, resolve } from 'node:path';
 import type { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 import { createKafkaBroker } from '../../engine/broker/kafka/index.ts';
 import { type LazyProducer, lazyProducer } from '../../engine/broker/lazy-producer.ts';
 import type { BrokerProducer, ClientProperties } from '../../engine/broker/types.ts';
 import {
+  bodyLimit,
   createServiceApp,
   createServiceLogger,
   HttpError,
