@@ -10,10 +10,7 @@ const shared = sidecarForSuite(test, {
   MANUAL_ROUTES_FILE_PATH: `${new URL('./fixtures/manual-routes.json', import.meta.url).pathname}`,
 });
 
-async function call(path: string, headers: Record<string, string> = {}) {
-  const response = await fetch(shared.sidecar.base + path, { headers });
-  return { status: response.status, text: await response.text(), headers: response.headers };
-}
+const call = (path: string, headers: Record<string, string> = {}) => shared.call(path, { headers });
 
 const last = () => shared.upstream.received.at(-1);
 

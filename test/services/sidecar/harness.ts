@@ -123,6 +123,14 @@ export async function startWith(
 export interface SharedSidecar {
   readonly upstream: Upstream;
   readonly sidecar: Running;
+  /** A request to the sidecar at `path`: the answer's status, body text and headers. */
+  call(path: string, init?: RequestInit): Promise<Answer>;
+}
+
+export interface Answer {
+  readonly status: number;
+  readonly text: string;
+  readonly headers: Headers;
 }
 
 /**
@@ -150,6 +158,10 @@ export function sidecarForSuite(suite: Test, env: Record<string, string | undefi
     },
     get sidecar() {
       return started(sidecar);
+    },
+    call: async (path, init = {}) => {
+      const response = await fetch(started(sidecar).base + path, init);
+      return { status: response.status, text: await response.text(), headers: response.headers };
     },
   };
 }

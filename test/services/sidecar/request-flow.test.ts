@@ -12,13 +12,7 @@ const NO_ROUTE = '{"error":"","message":"User is not allowed to request the API"
 const DENIED =
   '{"error":"RBAC policy evaluation failed","message":"You do not have permissions to access this feature, contact the project administrator for more information.","statusCode":403}';
 
-async function call(
-  path: string,
-  init: RequestInit = {},
-): Promise<{ status: number; text: string; headers: Headers }> {
-  const response = await fetch(shared.sidecar.base + path, init);
-  return { status: response.status, text: await response.text(), headers: response.headers };
-}
+const call = shared.call;
 
 function lastReceived() {
   return shared.upstream.received.at(-1);
