@@ -4,6 +4,7 @@
  */
 import type { Body, Expr, Term } from './ast.ts';
 import { type Location, RegoError } from './errors.ts';
+import { collectVars } from './terms.ts';
 
 const ROOTS = new Set(['data', 'input']);
 
@@ -232,7 +233,7 @@ function collectAll(t: Term, into: Set<string>): void {
 function shallowVars(e: Expr): Set<string> {
   if (e.negated) return new Set();
   const out = new Set<string>();
-  for (const t of operands(e, false)) collectShallow(t, out);
+  for (const t of operands(e, false)) collectVars(t, out);
   return out;
 }
 
@@ -265,15 +266,6 @@ function operands(e: Expr, everyVars: boolean): Term[] {
       break;
   }
   return out;
-}
-
-function collectShallow(t: Term, into: Set<string>): void {
-  if (t.type === 'var') {
-    if (!ROOTS.has(t.name)) into.add(t.name);
-  } else if (t.type === 'ref') {
-    collectShallow(t.head, into);
-    for (const p of t.path) collectShallow(p, into);
-  } else for (const c of parts(t) ?? []) collectShallow(c, into);
 }
 
 /** Every variable in an expression, nested bodies included. */
