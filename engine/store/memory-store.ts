@@ -80,13 +80,7 @@ export class MemoryStore implements Store {
 
   async get(node: string, cks: readonly string[]): Promise<Map<string, StoredRecord>> {
     this.counters.roundTrips++;
-    const records = this.#nodeRecords(node);
-    const found = new Map<string, StoredRecord>();
-    for (const ck of cks) {
-      const record = records.get(ck);
-      if (record) found.set(ck, record);
-    }
-    return found;
+    return entriesAt(this.#nodeRecords(node), cks);
   }
 
   async findChildren(edge: StoreEdge, parents: readonly JsonObject[]): Promise<LinkedRecords[]> {
@@ -138,13 +132,7 @@ export class MemoryStore implements Store {
 
   async getEmitted(head: string, cks: readonly string[]): Promise<Map<string, string>> {
     this.counters.roundTrips++;
-    const emitted = this.#headEmitted(head);
-    const found = new Map<string, string>();
-    for (const ck of cks) {
-      const json = emitted.get(ck);
-      if (json !== undefined) found.set(ck, json);
-    }
-    return found;
+    return entriesAt(this.#headEmitted(head), cks);
   }
 
   async writeEmitted(head: string, writes: readonly EmittedWrite[]): Promise<void> {
@@ -170,6 +158,16 @@ export class MemoryStore implements Store {
     checkKnown('head', head, this.#heads);
     return this.#emitted.get(head)!;
   }
+}
+
+/** The entries of `map` under those of `keys` it has, in the order of `keys`. */
+function entriesAt<V>(map: ReadonlyMap<string, V>, keys: readonly string[]): Map<string, V> {
+  const found = new Map<string, V>();
+  for (const key of keys) {
+    const value = map.get(key);
+    if (value !== undefined) found.set(key, value);
+  }
+  return found;
 }
 
 /** The candidates that pass `test`, in order; the same array when all do (the usual case). */

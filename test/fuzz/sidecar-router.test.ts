@@ -10,7 +10,7 @@ import { connect } from 'node:net';
 import fc from 'fast-check';
 import { type PermissionRoute, routesFromOpenApi } from '../../services/sidecar/permissions.ts';
 import { RouteTable } from '../../services/sidecar/router.ts';
-import { type Running, startUpstream, startWith, type Upstream } from '../services/sidecar/harness.ts';
+import { sidecarForSuite } from '../services/sidecar/harness.ts';
 import { test } from '../support/suite.ts';
 import { checkProperty } from './property.ts';
 
@@ -191,19 +191,10 @@ function rawStatus(port: number, target: string): Promise<number> {
   });
 }
 
-let upstream: Upstream;
-let sidecar: Running;
-test.before(async () => {
-  upstream = await startUpstream();
-  sidecar = await startWith({ TARGET_SERVICE_HOST: upstream.host });
-});
-test.after(async () => {
-  await sidecar?.close();
-  await upstream?.close();
-});
+const shared = sidecarForSuite(test);
 
 test('the running sidecar: random raw paths answer without a 5xx', async () => {
-  const port = Number(new URL(sidecar.base).port);
+  const port = Number(new URL(shared.sidecar.base).port);
   const paths = fc.sample(
     fc.oneof(
       rawPath,

@@ -1,8 +1,14 @@
 import * as assert from 'node:assert/strict';
 import { BehaviorSubject, Subject } from 'rxjs';
 import { MemoryBroker } from '../../engine/broker/memory/index.ts';
-import type { ConsumedMessage, RebalanceEvent } from '../../engine/broker/types.ts';
-import { acknowledge, type Batch, commitAcknowledged, consumeBatches } from '../../operators/index.ts';
+import type { BrokerConsumer, ConsumedMessage, RebalanceEvent } from '../../engine/broker/types.ts';
+import {
+  acknowledge,
+  type Batch,
+  type ConsumeBatchesOptions,
+  commitAcknowledged,
+  consumeBatches,
+} from '../../operators/index.ts';
 import { test } from '../support/suite.ts';
 
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -24,19 +30,25 @@ async function brokerWith(count: number, partitions = 2) {
   return broker;
 }
 
+/** Subscribes to `consumeBatches(consumer, options)`, keeping every batch it emits in `batches`. */
+function collectBatches(consumer: BrokerConsumer, options: ConsumeBatchesOptions) {
+  const batches: Batch<ConsumedMessage>[] = [];
+  const subscription = consumeBatches(consumer, options).subscribe((batch) => batches.push(batch));
+  return { batches, subscription };
+}
+
 const values = (batches: Batch<ConsumedMessage>[]) =>
   batches.flatMap((b) => b.items.map((m) => Number(m.value)));
 
 test('emits batches of at most maxBatchSize and stops reading while maxInFlight batches are unacknowledged', async () => {
   const broker = await brokerWith(50);
   const consumer = broker.consumer({ groupId: 'g' });
-  const batches: Batch<ConsumedMessage>[] = [];
-  const subscription = consumeBatches(consumer, {
+  const { batches, subscription } = collectBatches(consumer, {
     topics: ['t'],
     maxBatchSize: 5,
     maxInFlight: 2,
     pollTimeoutMs: 10,
-  }).subscribe((batch) => batches.push(batch));
+  });
   await until(() => batches.length === 2);
   await wait(50);
   assert.equal(batches.length, 2, 'no third batch while two are in flight');
@@ -93,14 +105,13 @@ test('a revocation waits for in-flight batches, commits them, and the new owner 
   const events: RebalanceEvent[] = [];
   const events$ = new Subject<RebalanceEvent>();
   events$.subscribe((e) => events.push(e));
-  const held: Batch<ConsumedMessage>[] = [];
-  const subscription = consumeBatches(first, {
+  const { batches: held, subscription } = collectBatches(first, {
     topics: ['t'],
     maxBatchSize: 100,
     maxInFlight: 10,
     pollTimeoutMs: 10,
     events: events$,
-  }).subscribe((batch) => held.push(batch));
+  });
   await until(() => values(held).length === 40);
 
   const second = broker.consumer({ groupId: 'g' });
@@ -126,14 +137,13 @@ test('a revocation waits for in-flight batches, commits them, and the new owner 
 test('a revocation that times out hands over unacknowledged messages, which the new owner reads again', async () => {
   const broker = await brokerWith(10, 1);
   const first = broker.consumer({ groupId: 'g' });
-  const held: Batch<ConsumedMessage>[] = [];
-  const subscription = consumeBatches(first, {
+  const { batches: held, subscription } = collectBatches(first, {
     topics: ['t'],
     maxBatchSize: 100,
     maxInFlight: 10,
     pollTimeoutMs: 10,
     revokeTimeoutMs: 20,
-  }).subscribe((batch) => held.push(batch));
+  });
   await until(() => values(held).length === 10);
   await first.disconnect();
   const second = broker.consumer({ groupId: 'g' });

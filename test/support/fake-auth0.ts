@@ -98,6 +98,21 @@ function searchFields(user: FakeUser): SearchFields {
   return fields;
 }
 
+/**
+ * A client entry of the authentication service's configuration for a fake that knows client
+ * `web-id` / `web-secret`, redirecting to `http://127.0.0.1/callback`; `more` adds fields (scopes,
+ * connections).
+ */
+export function webClientConfig(auth0Url: string, more: Record<string, unknown>): Record<string, unknown> {
+  return {
+    auth0Url,
+    clientId: 'web-id',
+    clientSecret: 'web-secret',
+    redirectUrl: 'http://127.0.0.1/callback',
+    ...more,
+  };
+}
+
 /** The Management API's view of a user. */
 function managementView(user: FakeUser) {
   return {

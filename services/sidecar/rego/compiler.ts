@@ -11,7 +11,7 @@ import { checkRecursion } from './recursion.ts';
 import { buildRuleIndex, type RuleIndex } from './rule-index.ts';
 import { type ArityOf, orderBody } from './safety.ts';
 import { declaredIn, renameBody, renameTerm } from './scope.ts';
-import { refPath } from './terms.ts';
+import { collectVars, refPath } from './terms.ts';
 
 export interface RuleSet {
   path: string[];
@@ -377,32 +377,4 @@ function argVars(args: Term[]): string[] {
   const s = new Set<string>();
   for (const a of args) collectVars(a, s);
   return [...s];
-}
-
-/** Variables of a term outside comprehension bodies (those have their own scope). */
-function collectVars(t: Term, into: Set<string>): void {
-  switch (t.type) {
-    case 'var':
-      if (!ROOTS.has(t.name)) into.add(t.name);
-      return;
-    case 'ref':
-      collectVars(t.head, into);
-      for (const p of t.path) collectVars(p, into);
-      return;
-    case 'array':
-    case 'set':
-      for (const i of t.items) collectVars(i, into);
-      return;
-    case 'object':
-      for (const [k, v] of t.entries) {
-        collectVars(k, into);
-        collectVars(v, into);
-      }
-      return;
-    case 'call':
-      for (const a of t.args) collectVars(a, into);
-      return;
-    default:
-      return;
-  }
 }

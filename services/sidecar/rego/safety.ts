@@ -4,6 +4,7 @@
  */
 import type { Body, Expr, Term } from './ast.ts';
 import { type Location, RegoError } from './errors.ts';
+import { collectVars } from './terms.ts';
 
 const ROOTS = new Set(['data', 'input']);
 
@@ -232,26 +233,34 @@ function collectAll(t: Term, into: Set<string>): void {
 function shallowVars(e: Expr): Set<string> {
   if (e.negated) return new Set();
   const out = new Set<string>();
-  const add = (t: Term | undefined) => {
-    if (t) collectShallow(t, out);
-  };
-  for (const w of e.with) add(w.value);
+  for (const t of operands(e, false)) collectVars(t, out);
+  return out;
+}
+
+/**
+ * The terms of an expression outside its nested bodies, in order: `with` values, then its
+ * operands; of an `every`, its domain, and before it its key and value when `everyVars`.
+ */
+function operands(e: Expr, everyVars: boolean): Term[] {
+  const out = e.with.map((w) => w.value);
   switch (e.type) {
     case 'term':
-      add(e.term);
+      out.push(e.term);
       break;
     case 'unify':
     case 'assign':
-      add(e.left);
-      add(e.right);
+      out.push(e.left, e.right);
       break;
     case 'somein':
-      add(e.key);
-      add(e.value);
-      add(e.collection);
+      if (e.key) out.push(e.key);
+      out.push(e.value, e.collection);
       break;
     case 'every':
-      add(e.domain);
+      if (everyVars) {
+        if (e.key) out.push(e.key);
+        out.push(e.value);
+      }
+      out.push(e.domain);
       break;
     default:
       break;
@@ -259,45 +268,11 @@ function shallowVars(e: Expr): Set<string> {
   return out;
 }
 
-function collectShallow(t: Term, into: Set<string>): void {
-  if (t.type === 'var') {
-    if (!ROOTS.has(t.name)) into.add(t.name);
-  } else if (t.type === 'ref') {
-    collectShallow(t.head, into);
-    for (const p of t.path) collectShallow(p, into);
-  } else for (const c of parts(t) ?? []) collectShallow(c, into);
-}
-
 /** Every variable in an expression, nested bodies included. */
 export function deepVars(e: Expr): Set<string> {
   const out = new Set<string>();
-  const add = (t: Term | undefined) => {
-    if (t) for (const v of termDeepVars(t)) out.add(v);
-  };
-  for (const w of e.with) add(w.value);
-  switch (e.type) {
-    case 'term':
-      add(e.term);
-      break;
-    case 'unify':
-    case 'assign':
-      add(e.left);
-      add(e.right);
-      break;
-    case 'some':
-      break;
-    case 'somein':
-      add(e.key);
-      add(e.value);
-      add(e.collection);
-      break;
-    case 'every':
-      add(e.key);
-      add(e.value);
-      add(e.domain);
-      for (const x of e.body) for (const v of deepVars(x)) out.add(v);
-      break;
-  }
+  for (const t of operands(e, true)) for (const v of termDeepVars(t)) out.add(v);
+  if (e.type === 'every') for (const x of e.body) for (const v of deepVars(x)) out.add(v);
   return out;
 }
 

@@ -38,6 +38,37 @@ export function isRoot(t: Extract<Term, { type: 'var' }>): boolean {
   return t.name === 'input' || t.name === 'data';
 }
 
+/**
+ * Adds to `into` the variables of a term but `input` and `data`, outside comprehension bodies
+ * (those have their own scope).
+ */
+export function collectVars(t: Term, into: Set<string>): void {
+  switch (t.type) {
+    case 'var':
+      if (!isRoot(t)) into.add(t.name);
+      return;
+    case 'ref':
+      collectVars(t.head, into);
+      for (const p of t.path) collectVars(p, into);
+      return;
+    case 'array':
+    case 'set':
+      for (const i of t.items) collectVars(i, into);
+      return;
+    case 'object':
+      for (const [k, v] of t.entries) {
+        collectVars(k, into);
+        collectVars(v, into);
+      }
+      return;
+    case 'call':
+      for (const a of t.args) collectVars(a, into);
+      return;
+    default:
+      return;
+  }
+}
+
 /** Whether a pattern term has variables that unification would bind. */
 export function hasUnbound(t: Term, env: Env): boolean {
   if (t.type === 'var') return !isRoot(t) && !env.has(t.name);

@@ -4,16 +4,11 @@ import { join } from 'node:path';
 import * as assert from 'uvu/assert';
 import { ConfigError, loadConfig, parseConfig } from '../../../engine/config/index.ts';
 import { test } from '../../support/suite.ts';
+import { thrown } from '../../support/thrown.ts';
 import { edited, exampleText } from './fixtures.ts';
 
 function errorOf(run: () => unknown): ConfigError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ConfigError) return error;
-    throw error;
-  }
-  throw new Error('no error thrown');
+  return thrown(ConfigError, run);
 }
 
 const MALFORMED: Array<[string, string, RegExp]> = [

@@ -8,31 +8,39 @@ type Edit = (c: Sample) => void;
 const nodes = (c: Sample) => c.processor.graph.nodes as Array<Sample>;
 const edges = (c: Sample) => c.processor.graph.edges as Array<Sample>;
 
+/** Adds an edge `id` out of `nodes[from]` and into `nodes[to]`. */
+function addEdge(c: Sample, id: string, from: number, to: number): void {
+  edges(c).push({ id, filter: true });
+  nodes(c)[from]!.edges.out.push(id);
+  nodes(c)[to]!.edges.in.push(id);
+}
+
+/** A row for a `connectionName` at `path` that names no entry of connections. */
+function unknownConnection(name: string, edit: Edit, path: string): [string, Edit, string, RegExp] {
+  return [name, edit, path, /must name an entry of connections/];
+}
+
 const FAILING: Array<[string, Edit, string, RegExp]> = [
-  [
+  unknownConnection(
     'a consumer naming an unknown connection',
     (c) => (c.consumers.config.orders.connectionName = 'missing'),
     'consumers.config.orders.connectionName',
-    /must name an entry of connections/,
-  ],
-  [
+  ),
+  unknownConnection(
     'the producer naming an unknown connection',
     (c) => (c.producer.config.connectionName = 'missing'),
     'producer.config.connectionName',
-    /must name an entry of connections/,
-  ],
-  [
+  ),
+  unknownConnection(
     'internal updates naming an unknown connection',
     (c) => (c.processor.internalUpdates.config.connectionName = 'missing'),
     'processor.internalUpdates.config.connectionName',
-    /must name an entry of connections/,
-  ],
-  [
+  ),
+  unknownConnection(
     'an inherited property name as connection',
     (c) => (c.producer.config.connectionName = 'toString'),
     'producer.config.connectionName',
-    /must name an entry of connections/,
-  ],
+  ),
   [
     'a node without consumer',
     (c) => {
@@ -89,36 +97,9 @@ const FAILING: Array<[string, Edit, string, RegExp]> = [
     'processor.graph.nodes[2].edges.out[0]',
     /must name an edge/,
   ],
-  [
-    'a cycle',
-    (c) => {
-      edges(c).push({ id: 'back', filter: true });
-      nodes(c)[2]!.edges.out.push('back');
-      nodes(c)[1]!.edges.in.push('back');
-    },
-    'processor.graph',
-    /cycle orders -> items -> orders/,
-  ],
-  [
-    'a self loop',
-    (c) => {
-      edges(c).push({ id: 'self', filter: true });
-      nodes(c)[1]!.edges.out.push('self');
-      nodes(c)[1]!.edges.in.push('self');
-    },
-    'processor.graph',
-    /cycle orders -> orders/,
-  ],
-  [
-    'no head',
-    (c) => {
-      edges(c).push({ id: 'back', filter: true });
-      nodes(c)[2]!.edges.out.push('back');
-      nodes(c)[0]!.edges.in.push('back');
-    },
-    'processor.graph.nodes',
-    /at least one head/,
-  ],
+  ['a cycle', (c) => addEdge(c, 'back', 2, 1), 'processor.graph', /cycle orders -> items -> orders/],
+  ['a self loop', (c) => addEdge(c, 'self', 1, 1), 'processor.graph', /cycle orders -> orders/],
+  ['no head', (c) => addEdge(c, 'back', 2, 0), 'processor.graph.nodes', /at least one head/],
   [
     'an empty graph',
     (c) => {

@@ -44,7 +44,18 @@ function world(mode: OutputMode) {
       .slice(from)
       .flatMap((m) => decodeInternalUpdates(m.value) as InternalUpdate[]);
   const output = () => broker.messages('output').flat();
-  return { compiled, store, shared, input, internalFrom, output };
+  /** The head's create (`c`) or delete (`d`) on the customers topic. */
+  const customer = (op: 'c' | 'd'): ConsumedMessage =>
+    input('customers', CUSTOMER, op === 'c' ? { op, after: CUSTOMER } : { op, before: CUSTOMER });
+  return { compiled, store, shared, input, internalFrom, output, customer };
+}
+
+/** A new world in `mode` and its first instance, which has processed the head's create. */
+async function withCustomerCreated(mode: OutputMode) {
+  const w = world(mode);
+  const first = crashableInstance(w.compiled, w.shared);
+  await processInputBatch(first.ctx, 'customers', [w.customer('c')]);
+  return { w, first };
 }
 
 /** One compression window over re-delivered updates, as the internal-updates pipeline merges them. */
@@ -71,11 +82,7 @@ for (const mode of ['read-delete', 'operation-forwarding', 'key-only'] as const)
       async () => {
         let finished = false;
         for (let killAt = 1; !finished; killAt++) {
-          const w = world(mode);
-          const first = crashableInstance(w.compiled, w.shared);
-          await processInputBatch(first.ctx, 'customers', [
-            w.input('customers', CUSTOMER, { op: 'c', after: CUSTOMER }),
-          ]);
+          const { w, first } = await withCustomerCreated(mode);
           await processInputBatch(first.ctx, 'orders', [
             w.input('orders', { id: 10 }, { op: 'c', after: { id: 10, customerId: 1 } }),
           ]);
@@ -88,9 +95,7 @@ for (const mode of ['read-delete', 'operation-forwarding', 'key-only'] as const)
           // The survivor owns the head's input partition and its delete; then the internal-updates
           // partition, whose updates the dead instance never committed, comes to it.
           const survivor = crashableInstance(w.compiled, w.shared);
-          await processInputBatch(survivor.ctx, 'customers', [
-            w.input('customers', CUSTOMER, { op: 'd', before: CUSTOMER }),
-          ]);
+          await processInputBatch(survivor.ctx, 'customers', [w.customer('d')]);
           const redelivered = w.internalFrom(finished ? 2 : 0);
           if (redelivery === 'one window') await recomputeHeads(survivor.ctx, compressed(redelivered));
           else for (const u of redelivered) await recomputeHeads(survivor.ctx, [u]);
@@ -107,15 +112,9 @@ for (const mode of ['read-delete', 'operation-forwarding', 'key-only'] as const)
       async () => {
         let finished = false;
         for (let killAt = 1; !finished; killAt++) {
-          const w = world(mode);
-          const first = crashableInstance(w.compiled, w.shared);
-          await processInputBatch(first.ctx, 'customers', [
-            w.input('customers', CUSTOMER, { op: 'c', after: CUSTOMER }),
-          ]);
+          const { w, first } = await withCustomerCreated(mode);
           await recomputeHeads(first.ctx, w.internalFrom(0));
-          await processInputBatch(first.ctx, 'customers', [
-            w.input('customers', CUSTOMER, { op: 'd', before: CUSTOMER }),
-          ]);
+          await processInputBatch(first.ctx, 'customers', [w.customer('d')]);
           const dying = crashableInstance(w.compiled, w.shared, killAt);
           finished = (await race(dying.killed, recomputeHeads(dying.ctx, w.internalFrom(1)))) === 'finished';
 

@@ -4,10 +4,8 @@
  * API asks for. `login()` answers a fresh `sid` cookie of hers.
  */
 import * as assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { type FakeAuth0, startFakeAuth0 } from '../../support/fake-auth0.ts';
+import { CONFIG_FILE_NAME, configDir } from '../../support/config-dir.ts';
+import { type FakeAuth0, startFakeAuth0, webClientConfig } from '../../support/fake-auth0.ts';
 import { type RedisFixture, startRedis } from '../../support/redis.ts';
 import { type RunningService, startStreamfold } from './harness.ts';
 
@@ -30,34 +28,26 @@ export async function startAuthStack(): Promise<AuthStack> {
     connection: 'db',
     claims: { [NAMESPACE]: { groups: ['dev', 'access_token_manager'] } },
   });
-  const dir = mkdtempSync(join(tmpdir(), 'fuzz-auth-'));
-  writeFileSync(
-    join(dir, 'config.json'),
-    JSON.stringify({
-      clients: {
-        web: {
-          auth0Url: auth0.url,
-          clientId: 'web-id',
-          clientSecret: 'web-secret',
-          redirectUrl: 'http://127.0.0.1/callback',
-          scopes: ['website', 'offline_access'],
-          supportedConnections: ['db'],
-          defaultConnection: 'db',
-        },
-      },
-      customClaimsNamespaces: [NAMESPACE],
-      managementClient: {
-        auth0Url: auth0.url,
-        clientId: 'm-id',
-        clientSecret: 'm-secret',
-        supportedConnectionsMap: { db: { connectionId: 'con_db' } },
-        defaultManagementConnectionName: 'db',
-      },
-    }),
-  );
+  const dir = configDir('fuzz-auth-', {
+    clients: {
+      web: webClientConfig(auth0.url, {
+        scopes: ['website', 'offline_access'],
+        supportedConnections: ['db'],
+        defaultConnection: 'db',
+      }),
+    },
+    customClaimsNamespaces: [NAMESPACE],
+    managementClient: {
+      auth0Url: auth0.url,
+      clientId: 'm-id',
+      clientSecret: 'm-secret',
+      supportedConnectionsMap: { db: { connectionId: 'con_db' } },
+      defaultManagementConnectionName: 'db',
+    },
+  });
   const service = await startStreamfold(['service', 'auth'], {
     SERVICE_CONFIG_PATH: dir,
-    SERVICE_CONFIG_FILE_NAME: 'config.json',
+    SERVICE_CONFIG_FILE_NAME: CONFIG_FILE_NAME,
     REDIS_HOSTS: `127.0.0.1:${redis.port}`,
   });
   return {

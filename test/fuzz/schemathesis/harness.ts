@@ -7,6 +7,7 @@
  * Env: SCHEMATHESIS_MAX_EXAMPLES (default 25), SCHEMATHESIS_MAX_TIME seconds (default 25 per
  * service), SCHEMATHESIS_BIN (default `st`). `test/fuzz/README.md` has the long run.
  */
+import * as assert from 'node:assert/strict';
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -144,4 +145,21 @@ export async function schemathesis(
   console.log(`  schemathesis ${BIN} ${command.join(' ')}\n  → ${requests} requests, exit ${code}`);
   if (code !== 0) throw new Error(`Schemathesis failed (exit ${code}):\n${output}`);
   return { requests, output };
+}
+
+/**
+ * Schemathesis against `service` and its own document at `/documentation/json` (`args` as for
+ * `schemathesis`): a failure carries what the service wrote, headed `--- <name> output ---`, and
+ * a run that generated no request fails too.
+ */
+export async function checkService(
+  service: RunningService,
+  name: string,
+  args: readonly string[] = [],
+): Promise<void> {
+  const { base } = service;
+  const { requests } = await schemathesis(`${base}/documentation/json`, base, args).catch((error: Error) => {
+    throw new Error(`${error.message}\n--- ${name} output ---\n${service.output()}`);
+  });
+  assert.ok(requests > 0, 'no request was generated');
 }

@@ -1,9 +1,7 @@
 import * as assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { SERVICES } from '../../../services/registry.ts';
-import { startFakeAuth0 } from '../../support/fake-auth0.ts';
+import { CONFIG_FILE_NAME, configDir } from '../../support/config-dir.ts';
+import { startFakeAuth0, webClientConfig } from '../../support/fake-auth0.ts';
 import { freePorts } from '../../support/process.ts';
 import { startRedis } from '../../support/redis.ts';
 import { test } from '../../support/suite.ts';
@@ -20,28 +18,24 @@ test('`streamfold service auth` is registered and publishes its configuration sc
 });
 
 test('a bad configuration file stops the start with exit code 1 and names the problem, not the secret', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'auth-service-'));
-  writeFileSync(
-    join(dir, 'config.json'),
-    JSON.stringify({
-      clients: {
-        cms: {
-          auth0Url: 'https://t.test',
-          clientId: 'id',
-          clientSecret: 'do-not-print',
-          redirectUrl: 'https://app.test/cb',
-          scopes: [],
-          supportedConnections: ['db'],
-          defaultConnection: 'other',
-        },
+  const dir = configDir('auth-service-', {
+    clients: {
+      cms: {
+        auth0Url: 'https://t.test',
+        clientId: 'id',
+        clientSecret: 'do-not-print',
+        redirectUrl: 'https://app.test/cb',
+        scopes: [],
+        supportedConnections: ['db'],
+        defaultConnection: 'other',
       },
-      managementClient: { auth0Url: 'https://t.test', clientId: 'm', clientSecret: 'm-secret' },
-    }),
-  );
+    },
+    managementClient: { auth0Url: 'https://t.test', clientId: 'm', clientSecret: 'm-secret' },
+  });
   const { lines, io: sink } = io();
   const service = await SERVICES.auth!();
   const code = await service.run(
-    { SERVICE_CONFIG_PATH: dir, SERVICE_CONFIG_FILE_NAME: 'config.json', REDIS_HOSTS: '127.0.0.1' },
+    { SERVICE_CONFIG_PATH: dir, SERVICE_CONFIG_FILE_NAME: CONFIG_FILE_NAME, REDIS_HOSTS: '127.0.0.1' },
     sink,
   );
   assert.equal(code, 1);
@@ -53,22 +47,10 @@ test('the service starts from its environment (SERVICE_VERSION in the status rou
   const redis = await startRedis();
   const auth0 = await startFakeAuth0({ clients: { 'web-id': 'web-secret' } });
   auth0.addUser({ sub: 'auth0|ada', username: 'ada', password: 'pw', connection: 'db' });
-  const dir = mkdtempSync(join(tmpdir(), 'auth-service-'));
-  writeFileSync(
-    join(dir, 'config.json'),
-    JSON.stringify({
-      clients: {
-        web: {
-          auth0Url: auth0.url,
-          clientId: 'web-id',
-          clientSecret: 'web-secret',
-          redirectUrl: 'http://127.0.0.1/callback',
-          scopes: ['website'],
-        },
-      },
-      managementClient: { auth0Url: auth0.url, clientId: 'm', clientSecret: 'm-secret' },
-    }),
-  );
+  const dir = configDir('auth-service-', {
+    clients: { web: webClientConfig(auth0.url, { scopes: ['website'] }) },
+    managementClient: { auth0Url: auth0.url, clientId: 'm', clientSecret: 'm-secret' },
+  });
   const [port] = await freePorts(1);
   const service = await SERVICES.auth!();
   const { io: sink } = io();
@@ -76,7 +58,7 @@ test('the service starts from its environment (SERVICE_VERSION in the status rou
     {
       HTTP_PORT: String(port),
       SERVICE_CONFIG_PATH: dir,
-      SERVICE_CONFIG_FILE_NAME: 'config.json',
+      SERVICE_CONFIG_FILE_NAME: CONFIG_FILE_NAME,
       REDIS_HOSTS: `127.0.0.1:${redis.port}`,
       DELAY_SHUTDOWN_SECONDS: '0',
       LOG_LEVEL: 'silent',

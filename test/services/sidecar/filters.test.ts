@@ -4,30 +4,15 @@
  */
 import * as assert from 'node:assert/strict';
 import { test } from '../../support/suite.ts';
-import { type Running, startUpstream, startWith, type Upstream } from './harness.ts';
+import { sidecarForSuite } from './harness.ts';
 
-let upstream: Upstream;
-let sidecar: Running;
-
-test.before(async () => {
-  upstream = await startUpstream();
-  sidecar = await startWith({
-    TARGET_SERVICE_HOST: upstream.host,
-    MANUAL_ROUTES_FILE_PATH: `${new URL('./fixtures/manual-routes.json', import.meta.url).pathname}`,
-  });
+const shared = sidecarForSuite(test, {
+  MANUAL_ROUTES_FILE_PATH: `${new URL('./fixtures/manual-routes.json', import.meta.url).pathname}`,
 });
 
-test.after(async () => {
-  await sidecar?.close();
-  await upstream?.close();
-});
+const call = (path: string, headers: Record<string, string> = {}) => shared.call(path, { headers });
 
-async function call(path: string, headers: Record<string, string> = {}) {
-  const response = await fetch(sidecar.base + path, { headers });
-  return { status: response.status, text: await response.text(), headers: response.headers };
-}
-
-const last = () => upstream.received.at(-1);
+const last = () => shared.upstream.received.at(-1);
 
 // Rönd handler_test "with row filter": query in acl_rows, built from the user.
 test('row filter $eq: the upstream receives the query in acl_rows', async () => {
@@ -96,7 +81,7 @@ test('a caller cannot smuggle its own row-filter header', async () => {
 
 // Rönd handler_test "with empty query and application/json content type returns 200 []".
 test('no row can pass: JSON requests get 200 [] without calling upstream; others 403', async () => {
-  const before = upstream.received.length;
+  const before = shared.upstream.received.length;
   const jsonAnswer = await call('/rows/none', { 'content-type': 'application/json' });
   assert.equal(jsonAnswer.status, 200);
   assert.equal(jsonAnswer.text, '[]');
@@ -107,7 +92,7 @@ test('no row can pass: JSON requests get 200 [] without calling upstream; others
     other.text,
     '{"error":"RBAC policy evaluation failed","message":"You do not have permissions to access this feature, contact the project administrator for more information.","statusCode":403}',
   );
-  assert.equal(upstream.received.length, before);
+  assert.equal(shared.upstream.received.length, before);
 });
 
 // Rönd opa_translator_test "operator not supported": Rönd answers 403; ours 500 (issue 16).

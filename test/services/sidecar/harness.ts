@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { type Db, type Document, MongoClient } from 'mongodb';
 import pino, { type Logger } from 'pino';
+import type { Test } from 'uvu';
 import { readConfig, type Sidecar, startSidecar } from '../../../services/sidecar/index.ts';
 import { startMongo } from '../../support/mongo.ts';
 
@@ -116,6 +117,53 @@ export async function startWith(
   });
   const sidecar = await startSidecar({ ...config }, { logger, handleSignals: false });
   return { base: `http://127.0.0.1:${sidecar.port}`, sidecar, close: () => sidecar.close() };
+}
+
+/** The recording upstream and the sidecar in front of it that the tests of a file share. */
+export interface SharedSidecar {
+  readonly upstream: Upstream;
+  readonly sidecar: Running;
+  /** A request to the sidecar at `path`: the answer's status, body text and headers. */
+  call(path: string, init?: RequestInit): Promise<Answer>;
+}
+
+export interface Answer {
+  readonly status: number;
+  readonly text: string;
+  readonly headers: Headers;
+}
+
+/**
+ * Starts a recording upstream and the sidecar in front of it (`env` added) before the tests of
+ * `suite`, and closes both after them.
+ */
+export function sidecarForSuite(suite: Test, env: Record<string, string | undefined> = {}): SharedSidecar {
+  let upstream: Upstream | undefined;
+  let sidecar: Running | undefined;
+  suite.before(async () => {
+    upstream = await startUpstream();
+    sidecar = await startWith({ TARGET_SERVICE_HOST: upstream.host, ...env });
+  });
+  suite.after(async () => {
+    await sidecar?.close();
+    await upstream?.close();
+  });
+  const started = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error('the shared sidecar is not started (before hook)');
+    return value;
+  };
+  return {
+    get upstream() {
+      return started(upstream);
+    },
+    get sidecar() {
+      return started(sidecar);
+    },
+    call: async (path, init = {}) => {
+      const response = await fetch(started(sidecar).base + path, init);
+      return { status: response.status, text: await response.text(), headers: response.headers };
+    },
+  };
 }
 
 export async function json(response: Response): Promise<unknown> {

@@ -5,20 +5,9 @@
 import * as assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
 import { test } from '../../support/suite.ts';
-import { jsonOf, type Running, startUpstream, startWith, type Upstream } from './harness.ts';
+import { jsonOf, sidecarForSuite, startUpstream, startWith } from './harness.ts';
 
-let upstream: Upstream;
-let sidecar: Running;
-
-test.before(async () => {
-  upstream = await startUpstream();
-  sidecar = await startWith({ TARGET_SERVICE_HOST: upstream.host, UPSTREAM_TIMEOUT_MS: '500' });
-});
-
-test.after(async () => {
-  await sidecar?.close();
-  await upstream?.close();
-});
+const shared = sidecarForSuite(test, { UPSTREAM_TIMEOUT_MS: '500' });
 
 const MB = 1024 * 1024;
 
@@ -39,7 +28,9 @@ async function peakRssGrowth(work: () => Promise<void>): Promise<number> {
 
 /** Bytes of a download through the sidecar of an upstream body of `size` bytes. */
 async function download(size: number): Promise<number> {
-  const response = await fetch(`${sidecar.base}/big`, { headers: { 'x-test-respond': `big:${size}` } });
+  const response = await fetch(`${shared.sidecar.base}/big`, {
+    headers: { 'x-test-respond': `big:${size}` },
+  });
   assert.equal(response.status, 200);
   let received = 0;
   for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) received += chunk.length;
@@ -54,7 +45,7 @@ async function upload(size: number): Promise<void> {
       for (let i = 0; i < size / MB; i++) yield chunk;
     })(),
   );
-  const response = await fetch(`${sidecar.base}/uploads`, {
+  const response = await fetch(`${shared.sidecar.base}/uploads`, {
     method: 'POST',
     headers: { 'content-type': 'application/octet-stream' },
     body: Readable.toWeb(body) as ReadableStream,
@@ -83,7 +74,7 @@ test('a 256 MB download is streamed: all bytes arrive, memory stays far below th
 
 test('a client that goes away mid-download does not hurt the sidecar', async () => {
   const abort = new AbortController();
-  const response = await fetch(`${sidecar.base}/big`, {
+  const response = await fetch(`${shared.sidecar.base}/big`, {
     headers: { 'x-test-respond': `big:${256 * MB}` },
     signal: abort.signal,
   });
@@ -91,7 +82,7 @@ test('a client that goes away mid-download does not hurt the sidecar', async () 
   await reader.read();
   abort.abort();
   await reader.read().catch(() => undefined);
-  const after = await fetch(`${sidecar.base}/open`);
+  const after = await fetch(`${shared.sidecar.base}/open`);
   assert.equal(after.status, 200);
   await after.text();
 });
@@ -99,14 +90,14 @@ test('a client that goes away mid-download does not hurt the sidecar', async () 
 test('a 256 MB upload is streamed to the upstream (not read for the policy: not JSON)', async () => {
   await upload(32 * MB);
   const growth = await peakRssGrowth(() => upload(BODY));
-  assert.equal(upstream.received.at(-1)?.body, `<${BODY} bytes>`);
+  assert.equal(shared.upstream.received.at(-1)?.body, `<${BODY} bytes>`);
   assert.ok(growth < BOUND, `RSS grew by ${Math.round(growth / MB)} MB`);
 });
 
 test('a JSON body above MAX_REQUEST_BODY_BYTES answers 413 without calling upstream', async () => {
-  const small = await startWith({ TARGET_SERVICE_HOST: upstream.host, MAX_REQUEST_BODY_BYTES: '64' });
+  const small = await startWith({ TARGET_SERVICE_HOST: shared.upstream.host, MAX_REQUEST_BODY_BYTES: '64' });
   try {
-    const before = upstream.received.length;
+    const before = shared.upstream.received.length;
     const response = await fetch(`${small.base}/payments`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -117,7 +108,7 @@ test('a JSON body above MAX_REQUEST_BODY_BYTES answers 413 without calling upstr
       await response.text(),
       '{"error":"request body larger than 64 bytes","message":"Internal server error, please try again later","statusCode":413}',
     );
-    assert.equal(upstream.received.length, before);
+    assert.equal(shared.upstream.received.length, before);
   } finally {
     await small.close();
   }
@@ -139,7 +130,7 @@ test('upstream unreachable: 502 JSON; upstream too slow: 504 JSON, byte for byte
   } finally {
     await orphan.close();
   }
-  const slow = await fetch(`${sidecar.base}/open`, { headers: { 'x-test-respond': 'hang' } });
+  const slow = await fetch(`${shared.sidecar.base}/open`, { headers: { 'x-test-respond': 'hang' } });
   assert.equal(slow.status, 504);
   assert.equal(
     await slow.text(),
@@ -153,13 +144,13 @@ test('1,000 concurrent requests (allowed, denied, row-filtered), each answered f
     Array.from({ length: 1000 }, async (_, i) => {
       const kind = (['admin', 'guest', 'rows'] as const)[i % 3] as 'admin' | 'guest' | 'rows';
       const path = kind === 'rows' ? `/rows?i=${i}` : `/admin?i=${i}`;
-      const response = await fetch(`${sidecar.base}${path}`, {
+      const response = await fetch(`${shared.sidecar.base}${path}`, {
         headers: { miausergroups: kind, miauserid: `u${i}` },
       });
       return { i, kind, path, status: response.status, body: await jsonOf(response) };
     }),
   );
-  const seen = new Map(upstream.received.map((r) => [r.url, r]));
+  const seen = new Map(shared.upstream.received.map((r) => [r.url, r]));
   for (const { i, kind, path, status, body } of results) {
     if (kind === 'guest') {
       assert.equal(status, 403, `request ${i}`);

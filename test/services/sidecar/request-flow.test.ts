@@ -4,51 +4,34 @@
  */
 import * as assert from 'node:assert/strict';
 import { test } from '../../support/suite.ts';
-import { json, type Running, rawRequest, startUpstream, startWith, type Upstream } from './harness.ts';
+import { json, rawRequest, sidecarForSuite } from './harness.ts';
 
-let upstream: Upstream;
-let sidecar: Running;
-
-test.before(async () => {
-  upstream = await startUpstream();
-  sidecar = await startWith({ TARGET_SERVICE_HOST: upstream.host });
-});
-
-test.after(async () => {
-  await sidecar?.close();
-  await upstream?.close();
-});
+const shared = sidecarForSuite(test);
 
 const NO_ROUTE = '{"error":"","message":"User is not allowed to request the API","statusCode":403}';
 const DENIED =
   '{"error":"RBAC policy evaluation failed","message":"You do not have permissions to access this feature, contact the project administrator for more information.","statusCode":403}';
 
-async function call(
-  path: string,
-  init: RequestInit = {},
-): Promise<{ status: number; text: string; headers: Headers }> {
-  const response = await fetch(sidecar.base + path, init);
-  return { status: response.status, text: await response.text(), headers: response.headers };
-}
+const call = shared.call;
 
 function lastReceived() {
-  return upstream.received.at(-1);
+  return shared.upstream.received.at(-1);
 }
 
 // Rönd main_test "api permissions file path with allow all policy": allowed, proxied unchanged.
 test('allowed: forwarded with method, path and query; upstream status, headers and body relayed', async () => {
-  const before = upstream.received.length;
+  const before = shared.upstream.received.length;
   const r = await call('/open?x=1&x=2');
   assert.equal(r.status, 200);
   assert.deepEqual(JSON.parse(r.text), { method: 'GET', url: '/open?x=1&x=2', body: '' });
   assert.equal(r.headers.get('x-upstream'), 'yes');
   assert.deepEqual(r.headers.getSetCookie(), ['a=1', 'b=2']);
-  assert.equal(upstream.received.length, before + 1);
+  assert.equal(shared.upstream.received.length, before + 1);
 });
 
 // Rönd opamiddleware_test "documentation request without permission" → our spec: 403 for no route.
 test('no matching route, or a route without policy: 403 with the spec body, upstream not called', async () => {
-  const before = upstream.received.length;
+  const before = shared.upstream.received.length;
   for (const path of ['/unknown', '/no-policy', '/open/extra']) {
     const r = await call(path);
     assert.equal(r.status, 403, path);
@@ -60,28 +43,28 @@ test('no matching route, or a route without policy: 403 with the spec body, upst
   // Rönd main_test "x-permissions is empty": an empty x-permission is no policy, not forwarded
   const empty = await call('/empty-permission', { method: 'POST', body: '{}' });
   assert.equal(empty.text, NO_ROUTE);
-  assert.equal(upstream.received.length, before);
+  assert.equal(shared.upstream.received.length, before);
 });
 
 // Rönd handler_test "policy evaluation returns false" → 403 with RBAC policy evaluation failed.
 test('denied by the policy: 403 with the byte-exact body, upstream not called', async () => {
-  const before = upstream.received.length;
+  const before = shared.upstream.received.length;
   const r = await call('/closed');
   assert.equal(r.status, 403);
   assert.equal(r.text, DENIED);
-  assert.equal(upstream.received.length, before);
+  assert.equal(shared.upstream.received.length, before);
 });
 
 // Ours (issue 16): Rönd handler_test "filter query return not allow" answers such errors 403.
 test('an evaluation error answers 500 JSON and is not forwarded', async () => {
-  const before = upstream.received.length;
+  const before = shared.upstream.received.length;
   const r = await call('/crash');
   assert.equal(r.status, 500);
   assert.equal(
     r.text,
     '{"error":"policy evaluation failed","message":"Internal server error, please try again later","statusCode":500}',
   );
-  assert.equal(upstream.received.length, before);
+  assert.equal(shared.upstream.received.length, before);
 });
 
 // Rönd handler_test "user groups from header" / "allow_admins"-like tests.
@@ -224,7 +207,7 @@ test('legacy x-permission: allow policy applies', async () => {
 
 // Rönd handler_test "sends request with custom headers" and Go's ReverseProxy (hop-by-hop, SetXForwarded).
 test('hop-by-hop headers dropped, X-Forwarded-* added, other headers kept', async () => {
-  const status = await rawRequest(sidecar.base, '/open', {
+  const status = await rawRequest(shared.sidecar.base, '/open', {
     'x-custom': 'v',
     'keep-alive': 'timeout=5',
     connection: 'keep-alive, x-drop',
@@ -241,7 +224,7 @@ test('hop-by-hop headers dropped, X-Forwarded-* added, other headers kept', asyn
   assert.equal(got?.headers['keep-alive'], undefined);
   assert.equal(got?.headers['x-forwarded-proto'], 'http');
   assert.ok(got?.headers['x-forwarded-for']);
-  assert.equal(got?.headers['x-forwarded-host'], new URL(sidecar.base).host);
+  assert.equal(got?.headers['x-forwarded-host'], new URL(shared.sidecar.base).host);
 });
 
 // Rönd main_test TestSetupRouterStandaloneMode "some eval API": a policy named test_policy (a

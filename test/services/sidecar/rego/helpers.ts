@@ -2,6 +2,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { compile, type EvalInput, RegoError, toJSON } from '../../../../services/sidecar/rego/index.ts';
+import { thrown } from '../../../support/thrown.ts';
 
 /** Every solution of `query` as `{var: json}` objects. */
 export function solutions(
@@ -23,13 +24,7 @@ export function xOf(rego: string, query = 'x := data.test.p', input: EvalInput =
 
 /** The RegoError that compiling or evaluating throws. */
 export function errorOf(fn: () => unknown): RegoError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof RegoError) return err;
-    throw err;
-  }
-  throw new Error('expected a RegoError');
+  return thrown(RegoError, fn);
 }
 
 /**
