@@ -4,7 +4,7 @@
  */
 import { createPrivateKey, type JsonWebKey, type KeyObject } from 'node:crypto';
 import * as asn1js from 'asn1js';
-import { asn1Error, bigFromBytes, type GoJSON, goInt, X509Error } from './x509-model.ts';
+import { asGoError, asn1Error, bigFromBytes, type GoJSON, goInt, X509Error } from './x509-model.ts';
 
 export type KeyKind = 'rsa' | 'ec' | 'ed25519' | 'x25519';
 
@@ -29,6 +29,14 @@ const STRUCT_NAMES: Record<Shape, string> = {
 
 /** Which of the three structures the DER has (by its fields' types), if any. */
 function shapeOf(der: Buffer): { shape?: Shape; algorithm?: string } {
+  try {
+    return readShape(der);
+  } catch {
+    return {};
+  }
+}
+
+function readShape(der: Buffer): { shape?: Shape; algorithm?: string } {
   const parsed = asn1js.fromBER(Uint8Array.from(der));
   if (parsed.offset === -1 || !(parsed.result instanceof asn1js.Sequence)) return {};
   const f = parsed.result.valueBlock.value;
@@ -54,7 +62,8 @@ function nodeKey(der: Buffer, type: 'pkcs1' | 'pkcs8' | 'sec1'): KeyObject {
 
 function toPrivateKey(key: KeyObject, kind: KeyKind): PrivateKey {
   if (kind === 'x25519') return { kind, jwk: {} };
-  const jwk = key.export({ format: 'jwk' });
+  // node:crypto exports no JWK for curves Go does not know either (and for P-224, which Go knows).
+  const jwk = asGoError(() => key.export({ format: 'jwk' }), 'x509: unknown elliptic curve');
   if (kind === 'ec' && jwk.crv !== 'P-256' && jwk.crv !== 'P-384' && jwk.crv !== 'P-521')
     throw new X509Error('x509: unknown elliptic curve');
   return { kind, jwk };

@@ -742,15 +742,27 @@ export function parseCertificate(der: Buffer): ParsedCertificate {
   return cert;
 }
 
+/** `f()`, with an unexpected failure of the ASN.1 readers reported as Go's error `text`. */
+export function asGoError<T>(f: () => T, text: string): T {
+  try {
+    return f();
+  } catch (err) {
+    if (err instanceof X509Error) throw err;
+    throw new X509Error(text);
+  }
+}
+
 /** Go's `x509.ParseCertificates`: DER certificates one after the other. */
 export function parseCertificates(der: Buffer): ParsedCertificate[] {
   const certs: ParsedCertificate[] = [];
   let rest = der;
   while (rest.length > 0) {
-    const first = asn1js.fromBER(Uint8Array.from(rest));
+    const first = asGoError(() => asn1js.fromBER(Uint8Array.from(rest)), 'x509: malformed certificate');
     if (first.offset === -1 || !(first.result instanceof asn1js.Sequence) || first.offset > rest.length)
       throw new X509Error('x509: malformed certificate');
-    certs.push(parseCertificate(rest.subarray(0, first.offset)));
+    certs.push(
+      asGoError(() => parseCertificate(rest.subarray(0, first.offset)), 'x509: malformed certificate'),
+    );
     rest = rest.subarray(first.offset);
   }
   return certs;
@@ -824,6 +836,10 @@ export function asn1Error(der: Buffer, structName: string): string {
 
 /** Go's `x509.ParseCertificateRequest`, as JSON. */
 export function parseCertificateRequest(der: Buffer): GoJSON {
+  return asGoError(() => readCertificateRequest(der), "asn1: structure error: tags don't match");
+}
+
+function readCertificateRequest(der: Buffer): GoJSON {
   const outer = asn1js.fromBER(Uint8Array.from(der));
   if (der[0] !== 0x30 || outer.offset === -1) throw new X509Error(asn1Error(der, 'certificateRequest'));
   if (outer.offset !== der.length) throw new X509Error('asn1: syntax error: trailing data');

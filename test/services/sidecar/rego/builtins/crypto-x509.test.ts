@@ -302,6 +302,15 @@ test('parse_certificates: errors as OPA gives them (bad PEM, bad DER, bad base64
     failure('crypto.x509.parse_certificates(input.c)', { c: truncated }),
     `${name}: x509: malformed certificate`,
   );
+  // A malformed field deep inside (here the GeneralizedTime of NotAfter) is an error, not a crash.
+  const badTime = Buffer.from(
+    der(LEAF).toString('latin1').replace('21000101000000Z', '2100010100000xZ'),
+    'latin1',
+  );
+  assert.equal(
+    failure('crypto.x509.parse_certificates(input.c)', { c: b64(badTime) }),
+    `${name}: x509: malformed certificate`,
+  );
   // Not PEM and not base64: Go's base64 error with its offset.
   assert.equal(
     failure('crypto.x509.parse_certificates("not base64!")'),
