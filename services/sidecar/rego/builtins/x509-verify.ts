@@ -158,7 +158,11 @@ function chainAllowsUsage(chain: ParsedCertificate[], usages: number[]): boolean
     const c = chain[i]!;
     if (c.extKeyUsage.length === 0 && c.unknownExtKeyUsage === 0) continue;
     if (c.extKeyUsage.includes(0)) continue;
-    remaining = remaining.filter((u) => c.extKeyUsage.includes(u));
+    // Netscape and Microsoft SGC count as ServerAuth (Go: "to support COMODO certificate chains").
+    remaining = remaining.filter(
+      (u) =>
+        c.extKeyUsage.includes(u) || (u === 1 && (c.extKeyUsage.includes(10) || c.extKeyUsage.includes(11))),
+    );
     if (remaining.length === 0) return false;
   }
   return true;
