@@ -20,6 +20,7 @@ import { time } from './time.ts';
 import { typeChecks } from './typechecks.ts';
 import type { BuiltinTable } from './types.ts';
 import { units } from './units.ts';
+import { x509 } from './x509.ts';
 import { yaml } from './yaml.ts';
 
 export const BUILTINS: BuiltinTable = {
@@ -35,6 +36,7 @@ export const BUILTINS: BuiltinTable = {
   ...encoding,
   ...bits,
   ...crypto,
+  ...x509,
   ...units,
   ...glob,
   ...net,
