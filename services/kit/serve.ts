@@ -148,24 +148,35 @@ function readDelayShutdownSeconds(): number {
 /**
  * For a service run by `streamfold service`: waits for SIGTERM or SIGINT, then `close()`s it
  * (graceful shutdown) and resolves with the process exit code: 0, or 1 when the shutdown failed.
+ * When `failed` settles first (the service cannot go on, e.g. its consumer died), it shuts down
+ * the same way and resolves 1, so the orchestrator restarts it.
  *
  * @example
  *   const server = await serve(app, { port, logger, handleSignals: false });
  *   return stopOnSignal(() => server.close(), logger);
  */
-export async function stopOnSignal(close: () => Promise<void>, logger?: Logger): Promise<number> {
+export async function stopOnSignal(
+  close: () => Promise<void>,
+  logger?: Logger,
+  failed?: Promise<unknown>,
+): Promise<number> {
   let onSignal: (signal: NodeJS.Signals) => void = () => {};
-  const signal = await new Promise<NodeJS.Signals>((resolve) => {
-    onSignal = resolve;
+  const why = await new Promise<{ signal: NodeJS.Signals } | { failure: unknown }>((resolve) => {
+    onSignal = (signal) => resolve({ signal });
     process.once('SIGTERM', onSignal);
     process.once('SIGINT', onSignal);
+    failed?.then(
+      (failure) => resolve({ failure }),
+      (failure: unknown) => resolve({ failure }),
+    );
   });
   process.off('SIGTERM', onSignal);
   process.off('SIGINT', onSignal);
-  logger?.info({ signal }, 'signal received');
+  if ('signal' in why) logger?.info({ signal: why.signal }, 'signal received');
+  else logger?.error({ err: why.failure }, 'the service failed: shutting down, exit code 1');
   try {
     await close();
-    return 0;
+    return 'signal' in why ? 0 : 1;
   } catch (err) {
     logger?.error({ err }, 'shutdown failed');
     return 1;

@@ -3,6 +3,7 @@ import { extname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Logger } from 'pino';
 import { EnvError } from '../kit/index.ts';
+import type { AttachmentRef } from './attachments.ts';
 import type { Channel } from './config.ts';
 import type { MessageOutcome } from './dispatch.ts';
 import { durationMs } from './duration.ts';
@@ -17,10 +18,20 @@ export interface HandlerService {
   readonly log: Logger;
 }
 
-/** A message to send: a template on a channel (the reference's `buildMessages` output). */
+/**
+ * A message to send: a template on a channel (the reference's `buildMessages` output), and the
+ * reference's (2.3.0) custom `attachments`, files of the file service sent with the template's
+ * own when the channel is `email` (ignored on the other channels).
+ */
 export interface MessageSpec {
   readonly channel: Channel;
   readonly templateName: string;
+  readonly attachments?: readonly AttachmentRef[];
+}
+
+/** The reference's query of `abortReminders`: only the reminders set by events of these names. */
+export interface AbortQuery {
+  readonly eventName?: string | readonly string[];
 }
 
 /** A reminder to set (the reference's `buildReminders` output). */
@@ -69,7 +80,12 @@ export interface HandlerUtils {
     user: User,
     reminders: ReminderSpec[],
   ): Promise<Notification>;
-  abortReminders(service: HandlerService, event: IncomingEvent, user: User): Promise<number>;
+  abortReminders(
+    service: HandlerService,
+    event: IncomingEvent,
+    user: User,
+    query?: AbortQuery,
+  ): Promise<number>;
   mergeNotifications(
     service: HandlerService,
     event: IncomingEvent,
@@ -94,7 +110,8 @@ export interface HandlerToolkit {
   /** Sends the messages to the user, unless this event's notification of the user has them already. */
   send(event: IncomingEvent, user: User, messages: readonly MessageSpec[]): Promise<MessageOutcome[]>;
   remind(event: IncomingEvent, user: User, reminder: ReminderSpec): Promise<ReminderSummary>;
-  abort(key: string, recipients: readonly string[]): Promise<number>;
+  /** Aborts the key's active reminders of these recipients; only those set by events of `eventNames`, when given. */
+  abort(key: string, recipients: readonly string[], eventNames?: readonly string[]): Promise<number>;
   /** Stores (merges into) this event's notification of the user. */
   save(user: User, part: Pick<Notification, 'messages'> | Pick<Notification, 'reminders'>): Promise<Stored>;
 }
@@ -167,6 +184,7 @@ export function handlerUtils(kit: HandlerToolkit): HandlerUtils {
       return [...specs.values()];
     },
     async sendMessages(_service, event, user, messages) {
+      messages.forEach(checkAttachments);
       const outcomes = await kit.send(event, user, messages);
       return notification(event, user, await kit.save(user, { messages: outcomes }));
     },
@@ -184,8 +202,14 @@ export function handlerUtils(kit: HandlerToolkit): HandlerUtils {
       for (const reminder of reminders) set.push(await kit.remind(event, user, reminder));
       return notification(event, user, await kit.save(user, { reminders: set }));
     },
-    abortReminders: (_service, event, user) =>
-      event.key ? kit.abort(event.key, [user.id]) : Promise.resolve(0),
+    abortReminders(_service, event, user, query) {
+      if (!event.key) return Promise.resolve(0);
+      // "the event name matches any of the `query.eventName`, if provided": a list, or one name.
+      const names = query?.eventName === undefined ? undefined : [query.eventName].flat();
+      if (names?.some((name) => typeof name !== 'string'))
+        throw new TypeError('abortReminders: query.eventName must be an event name or a list of them');
+      return kit.abort(event.key, [user.id], names);
+    },
     mergeNotifications: (_service, event, user, notifications) => ({
       event: { id: kit.eventId, name: event.name, key: event.key },
       recipient: user.id,
@@ -193,4 +217,27 @@ export function handlerUtils(kit: HandlerToolkit): HandlerUtils {
       reminders: notifications.flatMap((n) => n.reminders),
     }),
   };
+}
+
+/**
+ * A handler's message carries custom attachments as the reference's file references (`{file,
+ * name?}`); anything else is the handler's bug, named, rather than an email sent without them.
+ */
+function checkAttachments(message: MessageSpec, index: number): void {
+  const { attachments } = message as { attachments?: unknown };
+  if (attachments === undefined) return;
+  const valid =
+    Array.isArray(attachments) &&
+    attachments.every(
+      (a: unknown) =>
+        typeof a === 'object' &&
+        a !== null &&
+        typeof (a as { file?: unknown }).file === 'string' &&
+        (a as { file: string }).file.length > 0 &&
+        ['string', 'undefined'].includes(typeof (a as { name?: unknown }).name),
+    );
+  if (!valid)
+    throw new TypeError(
+      `sendMessages: messages[${index}].attachments must be a list of {file, name?} (file names of the file service)`,
+    );
 }

@@ -1,3 +1,4 @@
+import type { AttachmentRef } from './attachments.ts';
 import type { Deliver, Message } from './channels.ts';
 import type { Channel } from './config.ts';
 import { PermanentError } from './retry.ts';
@@ -9,6 +10,8 @@ export interface MessageOutcome {
   readonly status: 'SUCCESS' | 'FAILURE';
   readonly channel: Channel;
   readonly templateName?: string;
+  /** The custom attachments sent besides the template's (a custom handler's `sendMessages`, reference 2.3.0). */
+  readonly attachments?: readonly AttachmentRef[];
   readonly service?: Record<string, unknown>;
   /** `retryable`: the channel could not take it for now (network, timeout, 408/429/5xx after the retries). */
   readonly error?: { readonly message: string; readonly retryable?: true };

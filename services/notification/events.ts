@@ -3,9 +3,15 @@ import { Ajv } from 'ajv';
 import { MongoServerError } from 'mongodb';
 import type { Logger } from 'pino';
 import { HttpError } from '../kit/index.ts';
+import type { AttachmentRef } from './attachments.ts';
 import type { Deliver } from './channels.ts';
 import type { Channel } from './config.ts';
-import { type CustomHandler, type HandlerToolkit, handlerUtils } from './custom-handlers.ts';
+import {
+  type CustomHandler,
+  type HandlerToolkit,
+  handlerUtils,
+  type MessageSpec,
+} from './custom-handlers.ts';
 import { DEFAULT_HANDLERS, settingsAudience } from './default-handlers.ts';
 import { dispatch, type MessageOutcome, retryable } from './dispatch.ts';
 import type { IncomingEvent, Step } from './handler.ts';
@@ -51,6 +57,29 @@ export interface ProcessOptions {
    * it; what was sent is stored, so a retry sends only what is missing.
    */
   readonly untilDelivered?: boolean;
+}
+
+/** A template to send on some channels, with custom attachments (email only). */
+interface Delivery {
+  readonly templateName: string;
+  readonly channels: readonly Channel[];
+  readonly attachments?: readonly AttachmentRef[];
+}
+
+/**
+ * A custom handler's messages as deliveries: one per template for the channels without custom
+ * attachments, and one of its own for each email message with some ("custom attachments … will be
+ * sent if the `email` channel is specified": on other channels they are ignored).
+ */
+function customDeliveries(messages: readonly MessageSpec[]): Delivery[] {
+  const shared = new Map<string, Channel[]>();
+  const own: Delivery[] = [];
+  for (const { templateName, channel, attachments } of messages) {
+    if (channel === 'email' && attachments?.length)
+      own.push({ templateName, channels: [channel], attachments });
+    else shared.set(templateName, [...(shared.get(templateName) ?? []), channel]);
+  }
+  return [...[...shared].map(([templateName, channels]) => ({ templateName, channels })), ...own];
 }
 
 /** What every recipient of one step shares. */
@@ -234,13 +263,13 @@ export class EventProcessor {
   /** The template on each channel to one user; a template not found is a FAILURE on its channels. */
   private async messagesTo(
     user: User,
-    deliveries: readonly { templateName: string; channels: readonly Channel[] }[],
+    deliveries: readonly Delivery[],
     templates: ReadonlyMap<string, Template>,
     data: unknown,
     allowed: (channel: Channel) => boolean,
   ): Promise<MessageOutcome[]> {
     const messages: MessageOutcome[] = [];
-    for (const { templateName, channels } of deliveries) {
+    for (const { templateName, channels, attachments } of deliveries) {
       const template = templates.get(templateName);
       if (!template) {
         messages.push(
@@ -254,11 +283,19 @@ export class EventProcessor {
         continue;
       }
       const sent = await dispatch(
-        { users: [user], channels: channels.filter(allowed), template, data },
+        {
+          users: [user],
+          channels: channels.filter(allowed),
+          template,
+          data,
+          // Merged after the template's own by dispatch: "sent together with template attachments".
+          ...(attachments ? { extras: { attachments } } : {}),
+        },
         this.options.render,
         this.options.deliver,
       );
-      messages.push(...(sent.get(user.id) ?? []));
+      // The message lists its custom attachments, as the reference's notification does.
+      messages.push(...(sent.get(user.id) ?? []).map((m) => (attachments ? { ...m, attachments } : m)));
     }
     return messages;
   }
@@ -300,12 +337,8 @@ export class EventProcessor {
       send: async (sent, user, messages) => {
         const already = (await stored(user))?.messages as MessageOutcome[] | undefined;
         if (already?.length) return already;
-        const byTemplate = new Map<string, Channel[]>();
-        for (const { templateName, channel } of messages)
-          byTemplate.set(templateName, [...(byTemplate.get(templateName) ?? []), channel]);
-        const deliveries = [...byTemplate].map(([templateName, channels]) => ({ templateName, channels }));
-        const templates = await this.templatesOf([...byTemplate.keys()]);
-        return this.messagesTo(user, deliveries, templates, sent.payload ?? {}, allowed);
+        const templates = await this.templatesOf(messages.map((m) => m.templateName));
+        return this.messagesTo(user, customDeliveries(messages), templates, sent.payload ?? {}, allowed);
       },
       remind: (reminderEvent, user, { schedule, expirationDate, recipients }) =>
         this.reminders.schedule({
@@ -321,7 +354,7 @@ export class EventProcessor {
             payload: reminderEvent.payload,
           },
         }),
-      abort: (key, recipients) => this.reminders.abort(key, recipients),
+      abort: (key, recipients, eventNames) => this.reminders.abort(key, recipients, eventNames),
       save: async (user, part) =>
         (await this.store.notifications.findOneAndUpdate(
           { _id: notificationId(id, user.id) },

@@ -9,7 +9,7 @@ export const service: ServiceEntry = {
     'notification manager: email, SMS, voice, push and messaging-app notifications for platform events',
   configSchema: serviceConfigurationJsonSchema,
   async run(env, io) {
-    let server: RunningServer;
+    let server: RunningServer & { readonly failed: Promise<Error> };
     let logger: Logger;
     try {
       const config = readConfig(env);
@@ -21,6 +21,7 @@ export const service: ServiceEntry = {
       io.err(`streamfold service notification: ${error.message}`);
       return 1;
     }
-    return stopOnSignal(() => server.close(), logger);
+    // A failed Kafka intake: shut down and exit 1, so the orchestrator starts a fresh consumer.
+    return stopOnSignal(() => server.close(), logger, server.failed);
   },
 };

@@ -22,6 +22,13 @@ export interface KafkaIntakeOptions {
 export interface KafkaIntake {
   /** Resolves once the consumer got its first partitions. */
   readonly assigned: Promise<void>;
+  /**
+   * Resolves with the error when the intake stopped reading by itself: its pipeline failed for a
+   * reason that is not retried (a commit refused, the consumer failing) or ended. It does not
+   * restart: the service goes not ready and exits non-zero, as the engine does on a failed
+   * pipeline. Never settles otherwise.
+   */
+  readonly failed: Promise<Error>;
   /** Stops reading, finishes and commits the batches in flight, disconnects. */
   stop(): Promise<void>;
 }
@@ -59,6 +66,10 @@ export function startKafkaIntake(options: KafkaIntakeOptions): KafkaIntake {
   const drain = new ReplaySubject<void>(1);
   const rebalances = new Subject<RebalanceEvent>();
   let stopping = false;
+  let fail: (error: Error) => void = () => {};
+  const failed = new Promise<Error>((resolve) => {
+    fail = resolve;
+  });
   const assigned = firstValueFrom(rebalances.pipe(filter((e) => e.kind === 'assign'))).then(() => undefined);
 
   /** Retries `attempt` with backoff (up to 5 s apart) until it succeeds or the intake stops. */
@@ -131,10 +142,26 @@ export function startKafkaIntake(options: KafkaIntakeOptions): KafkaIntake {
           )
         : undefined,
     )
-    .catch((err: unknown) => logger.error({ err }, 'Kafka intake stopped'));
+    .then(
+      () => {
+        if (!stopping) throw new Error('the Kafka intake ended without being stopped');
+      },
+      (err: unknown) => {
+        if (!stopping) throw err;
+        logger.error({ err }, 'Kafka intake stopped');
+      },
+    )
+    .catch((err: unknown) => {
+      // Not one of the retried failures: reading on would need a new consumer, which a new
+      // process gives, with the uncommitted batches read again (events are idempotent).
+      const error = err instanceof Error ? err : new Error(String(err));
+      logger.fatal({ err: error }, 'Kafka intake failed: no more events are read from Kafka');
+      fail(error);
+    });
 
   return {
     assigned,
+    failed,
     async stop() {
       stopping = true;
       drain.next();

@@ -124,15 +124,21 @@ export class Reminders {
   }
 
   /**
-   * Aborts the active reminders of the key (for these recipients only, when given); answers how
-   * many. As the reference's `abortReminders`: each goes to the backend's abort (`POST /abort`
+   * Aborts the active reminders of the key (for these recipients only, and set by events of these
+   * names only, when given); answers how many. As the reference's `abortReminders`: each goes to the backend's abort (`POST /abort`
    * with its expiration id); "if the Timer Service returns a successfull response, set the
    * reminder status to ABORTED; if the Timer Service returns an error, catch it and leave the
    * reminder status to ACTIVE", here and on the notification that lists it.
    */
-  async abort(key: string, recipients?: readonly string[]): Promise<number> {
+  async abort(key: string, recipients?: readonly string[], eventNames?: readonly string[]): Promise<number> {
+    const byRecipient = recipients ? { recipient: { $in: [...recipients] } } : {};
     const active = await this.reminders
-      .find({ key, status: 'ACTIVE', ...(recipients ? { recipient: { $in: [...recipients] } } : {}) })
+      .find({
+        key,
+        status: 'ACTIVE',
+        ...byRecipient,
+        ...(eventNames ? { eventId: { $in: await this.eventsNamed(key, eventNames, byRecipient) } } : {}),
+      })
       .toArray();
     let aborted = 0;
     for (const reminder of active) {
@@ -159,6 +165,25 @@ export class Reminders {
       aborted++;
     }
     return aborted;
+  }
+
+  /**
+   * The ids of the events of the key with one of these names that set reminders, as the reference
+   * finds them: the notifications whose "event name matches any of the `query.eventName`", whose
+   * "event key matches the `event.key`" (a reminder does not store the name of the event that set it).
+   */
+  private async eventsNamed(
+    key: string,
+    eventNames: readonly string[],
+    byRecipient: { recipient?: { $in: string[] } },
+  ): Promise<string[]> {
+    const notifications = await this.notifications
+      .find(
+        { 'event.key': key, 'event.name': { $in: [...eventNames] }, ...byRecipient },
+        { projection: { 'event.id': 1 } },
+      )
+      .toArray();
+    return [...new Set(notifications.map((n) => (n.event as { id: string }).id))];
   }
 
   /**

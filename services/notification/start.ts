@@ -3,6 +3,7 @@ import { MongoClient } from 'mongodb';
 import type { Logger } from 'pino';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { createKafkaBroker } from '../../engine/broker/kafka/index.ts';
+import type { Broker } from '../../engine/broker/types.ts';
 import { type RunningServer, readPackageInfo, serve } from '../kit/index.ts';
 import { createNotificationApp } from './app.ts';
 import { createDelivery } from './channels.ts';
@@ -22,8 +23,19 @@ import { Users } from './users.ts';
  */
 export async function startNotificationService(
   config: NotificationConfig,
-  options: { logger: Logger; handleSignals?: boolean },
-): Promise<RunningServer & { readonly kafka?: KafkaIntake }> {
+  options: {
+    logger: Logger;
+    handleSignals?: boolean;
+    /** The broker of the Kafka intake; default librdkafka on `KAFKA_BROKERS` (tests wrap it to inject faults). */
+    kafkaBroker?: Broker;
+  },
+): Promise<
+  RunningServer & {
+    readonly kafka?: KafkaIntake;
+    /** Settles when the service cannot go on (the Kafka intake failed): it is not ready from then on. */
+    readonly failed: Promise<Error>;
+  }
+> {
   const { logger } = options;
   // Before any connection: a bad handler module stops the service at once.
   const customHandlers = await loadCustomHandlers(config.CUSTOM_HANDLERS_FOLDER);
@@ -54,7 +66,13 @@ export async function startNotificationService(
   const stopReminders = config.TIMER_SERVICE_URL
     ? async () => undefined
     : reminders.run(config.REMINDERS_POLL_MS, (event) => events.process(event, { type: 'reminder' }));
-  const kafka = startKafka(config, events, logger);
+  const kafka = startKafka(config, events, logger, options.kafkaBroker);
+  // A stalled intake must not look healthy: not ready at once, and the caller exits non-zero.
+  let failure: Error | undefined;
+  const failed = (kafka?.failed ?? new Promise<never>(() => {})).then((error) => {
+    failure = error;
+    return error;
+  });
   const app = createNotificationApp({
     store,
     users,
@@ -62,7 +80,7 @@ export async function startNotificationService(
     activeChannels,
     render,
     deliver: delivery.deliver,
-    ready: () => db.command({ ping: 1 }).then(() => true),
+    ready: async () => failure === undefined && (await db.command({ ping: 1 }).then(() => true)),
     info: readPackageInfo(fileURLToPath(new URL('.', import.meta.url))),
     logger,
     registry,
@@ -79,19 +97,21 @@ export async function startNotificationService(
     handleSignals: options.handleSignals ?? true,
     onShutdown: [() => kafka?.stop(), stopReminders, () => delivery.close(), () => client.close()],
   });
-  return Object.assign(server, { kafka });
+  return Object.assign(server, { kafka, failed });
 }
 
 /** The Kafka intake, when the KAFKA_* variables are set (config.ts requires them together). */
-function startKafka(config: NotificationConfig, events: EventProcessor, logger: Logger) {
+function startKafka(config: NotificationConfig, events: EventProcessor, logger: Logger, broker?: Broker) {
   const { KAFKA_BROKERS, KAFKA_EVENTS_TOPIC_NAME, KAFKA_ERRORS_TOPIC_NAME, KAFKA_CONSUMER_GROUP } = config;
   if (!KAFKA_BROKERS || !KAFKA_EVENTS_TOPIC_NAME || !KAFKA_ERRORS_TOPIC_NAME || !KAFKA_CONSUMER_GROUP)
     return undefined;
   return startKafkaIntake({
-    broker: createKafkaBroker({
-      properties: { ...config.KAFKA_PROPERTIES, 'bootstrap.servers': KAFKA_BROKERS },
-      logger,
-    }),
+    broker:
+      broker ??
+      createKafkaBroker({
+        properties: { ...config.KAFKA_PROPERTIES, 'bootstrap.servers': KAFKA_BROKERS },
+        logger,
+      }),
     eventsTopic: KAFKA_EVENTS_TOPIC_NAME,
     errorsTopic: KAFKA_ERRORS_TOPIC_NAME,
     groupId: KAFKA_CONSUMER_GROUP,

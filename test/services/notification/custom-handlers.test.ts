@@ -27,6 +27,30 @@ module.exports = async function handler(service, event, utils) {
 };
 `;
 
+/**
+ * Sends its user the messages its settings build, each email with a custom attachment (the
+ * reference's 2.3.0 `attachments` of a message); `payload.attachments` replaces them when given.
+ */
+const INVOICE_HANDLER = `
+module.exports = async function handler(service, event, utils) {
+  const [user] = await utils.getRecipients(service, { ids: [event.payload.userId] });
+  const settings = utils.mergeNotificationSettings(service, await utils.getNotificationSettings(service, event, user));
+  const attachments = event.payload.attachments ?? [{ file: 'invoice.pdf', name: 'invoice-A-2.pdf' }];
+  const messages = utils.buildMessages(service, settings).map((m) => ({ ...m, attachments }));
+  return [await utils.sendMessages(service, event, user, messages)];
+};
+`;
+
+/** Aborts its user's reminders of the event's key, with the query the payload gives; stores the count. */
+const CANCEL_HANDLER = `
+module.exports = async function handler(service, event, utils) {
+  const [user] = await utils.getRecipients(service, { ids: [event.payload.userId] });
+  const aborted = await utils.abortReminders(service, event, user, event.payload.query);
+  globalThis.abortedByCancelHandler = aborted;
+  return [];
+};
+`;
+
 function folder(files: Record<string, string>): string {
   const dir = mkdtempSync(join(tmpdir(), 'custom-handlers-'));
   for (const [name, content] of Object.entries(files)) writeFileSync(join(dir, name), content);
@@ -48,6 +72,7 @@ test.before(async () => {
   await f.db.collection('users').insertMany([
     { _id: 'ada' as never, emailAddress: 'ada@c.test', groups: ['customers'], name: 'Ada' },
     { _id: 'bob' as never, emailAddress: 'bob@c.test', groups: ['customers'], name: 'Bob' },
+    { _id: 'cy' as never, emailAddress: 'cy@c.test', phoneNumber: '+393', groups: ['buyers'], name: 'Cy' },
   ]);
   // The reference's interpolation in sendMessages: `data` the event payload, `user` the user's record.
   await f.store.templates.insertMany([
@@ -63,23 +88,43 @@ test.before(async () => {
       emailTitle: 'Order {{data.order}} arrives tomorrow, {{user.name}}',
       emailMessage: '.',
     },
+    {
+      _id: 'invoiced',
+      name: 'invoiced',
+      emailTitle: 'Invoice {{data.order}}',
+      emailMessage: '.',
+      emailAttachments: [{ file: 'terms.pdf' }],
+      smsMessage: 'Invoice {{data.order}} sent by email',
+    },
   ]);
   await f.store.eventSettings.insertMany([
     { _id: 'shipped', eventName: 'ACME/OrderShipped/v1', handlerName: 'acme-shipping-handler.js' },
     { _id: 'reminder', eventName: 'ACME/DeliveryReminder/v1' },
     { _id: 'broken', eventName: 'ACME/Broken/v1', handlerName: 'throws.mjs' },
     { _id: 'missing', eventName: 'ACME/Missing/v1', handlerName: 'nowhere.js' },
+    { _id: 'invoiced', eventName: 'ACME/Invoiced/v1', handlerName: 'invoice.js' },
+    { _id: 'delayed', eventName: 'ACME/OrderDelayed/v1', handlerName: 'acme-shipping-handler.js' },
+    { _id: 'cancelled', eventName: 'ACME/OrderCancelled/v1', handlerName: 'cancel.js' },
   ]);
   await f.store.notificationSettings.insertMany(
-    ['ACME/OrderShipped/v1', 'ACME/DeliveryReminder/v1', 'ACME/Broken/v1'].map((eventName) => ({
-      _id: eventName,
-      eventName,
-      templateName: eventName === 'ACME/DeliveryReminder/v1' ? 'arriving' : 'shipped',
-      group: 'customers',
-      channels: ['email'],
-      reminders: ['P1D'],
-    })),
+    ['ACME/OrderShipped/v1', 'ACME/DeliveryReminder/v1', 'ACME/Broken/v1', 'ACME/OrderDelayed/v1'].map(
+      (eventName) => ({
+        _id: eventName,
+        eventName,
+        templateName: eventName === 'ACME/DeliveryReminder/v1' ? 'arriving' : 'shipped',
+        group: 'customers',
+        channels: ['email'],
+        reminders: ['P1D'],
+      }),
+    ),
   );
+  await f.store.notificationSettings.insertOne({
+    _id: 'invoiced',
+    eventName: 'ACME/Invoiced/v1',
+    templateName: 'invoiced',
+    user: 'cy',
+    channels: ['email', 'sms'],
+  });
 });
 
 test.after(async () => {
@@ -181,6 +226,131 @@ test('a handler that throws leaves the event ERROR (500); a handler name nobody 
   assert.ok(missing instanceof HttpError);
   assert.equal(missing.status, 400);
   assert.equal(missing.message, 'handler "nowhere.js" is not loaded');
+});
+
+test('sendMessages: a message’s custom attachments go with the template’s on email, are listed on the stored message, and are ignored on other channels', async () => {
+  const customHandlers = await loadCustomHandlers(folder({ 'invoice.js': INVOICE_HANDLER }));
+  const { events } = f.instance({ customHandlers });
+  const [mails, texts, downloads] = [f.smtp.messages.length, f.sms.calls.length, f.files.calls.length];
+  const { notifications } = await events.process(
+    { id: 'i-1', name: 'ACME/Invoiced/v1', key: 'order-2', payload: { userId: 'cy', order: 'A-2' } },
+    { type: 'test' },
+  );
+  const [mail, ...more] = f.smtp.messages.slice(mails);
+  assert.equal(more.length, 0);
+  assert.match(mail?.data ?? '', /Subject: Invoice A-2/);
+  assert.match(mail?.data ?? '', /filename=.?terms\.pdf/, 'the template’s attachment');
+  assert.match(mail?.data ?? '', /filename=.?invoice-A-2\.pdf/, 'the message’s own, merged with it');
+  assert.deepEqual(
+    f.files.calls
+      .slice(downloads)
+      .map((c) => c.path)
+      .sort(),
+    ['/download/invoice.pdf', '/download/terms.pdf'],
+  );
+  assert.deepEqual(
+    f.sms.calls.slice(texts).map((c) => (c.body as { body: string }).body),
+    ['Invoice A-2 sent by email'],
+    'the SMS is sent, without attachments',
+  );
+  const messages = (notifications[0]?.messages ?? []) as Record<string, unknown>[];
+  assert.deepEqual(messages.map((m) => [m.channel, m.status, m.attachments]).sort(), [
+    ['email', 'SUCCESS', [{ file: 'invoice.pdf', name: 'invoice-A-2.pdf' }]],
+    ['sms', 'SUCCESS', undefined],
+  ]);
+
+  // A custom attachment the file service does not have: that email fails, named; the SMS is sent.
+  const missing = await events.process(
+    {
+      id: 'i-2',
+      name: 'ACME/Invoiced/v1',
+      key: 'order-3',
+      payload: { userId: 'cy', order: 'A-3', attachments: [{ file: 'gone.pdf' }] },
+    },
+    { type: 'test' },
+  );
+  const email = ((missing.notifications[0]?.messages ?? []) as Record<string, unknown>[]).find(
+    (m) => m.channel === 'email',
+  );
+  assert.equal(email?.status, 'FAILURE');
+  assert.match(
+    (email?.error as { message?: string } | undefined)?.message ?? '',
+    /file service answered 404 for "gone\.pdf"/,
+  );
+
+  // Not a list of file references: the handler's bug, the event ERROR (500).
+  const bad = await events
+    .process(
+      {
+        id: 'i-3',
+        name: 'ACME/Invoiced/v1',
+        key: 'order-4',
+        payload: { userId: 'cy', order: 'A-4', attachments: ['invoice.pdf'] },
+      },
+      { type: 'test' },
+    )
+    .catch((e: unknown) => e);
+  assert.ok(bad instanceof HttpError);
+  assert.equal(bad.status, 500);
+  assert.match(bad.message, /messages\[0\]\.attachments must be a list of \{file, name\?\}/);
+});
+
+test('abortReminders: `query.eventName` aborts only the reminders set by events of those names; without it, all of the key’s', async () => {
+  f.clock = new Date('2026-03-01T08:00:00Z');
+  const customHandlers = await loadCustomHandlers(
+    folder({ 'acme-shipping-handler.js': SHIPPING_HANDLER, 'cancel.js': CANCEL_HANDLER }),
+  );
+  const { events } = f.instance({ customHandlers });
+  const key = 'order-9';
+  // Two events on the order set a reminder each for ada.
+  await events.process(
+    {
+      id: 'shipped-9',
+      name: 'ACME/OrderShipped/v1',
+      key,
+      payload: { userId: 'ada', order: 'A-9', deliveryDate: '2026-03-10T10:00:00Z' },
+    },
+    { type: 'test' },
+  );
+  await events.process(
+    {
+      id: 'delayed-9',
+      name: 'ACME/OrderDelayed/v1',
+      key,
+      payload: { userId: 'ada', order: 'A-9', deliveryDate: '2026-03-12T10:00:00Z' },
+    },
+    { type: 'test' },
+  );
+  const statuses = async () =>
+    Object.fromEntries((await f.store.reminders.find({ key }).toArray()).map((r) => [r.eventId, r.status]));
+  const onNotification = async (eventId: string) =>
+    (
+      ((await f.store.notifications.findOne({ _id: `${eventId}:ada` }))?.reminders ?? []) as {
+        status: string;
+      }[]
+    ).map((r) => r.status);
+  assert.deepEqual(await statuses(), { 'shipped-9': 'ACTIVE', 'delayed-9': 'ACTIVE' });
+  const aborted = () => (globalThis as { abortedByCancelHandler?: number }).abortedByCancelHandler;
+
+  const cancel = (id: string, query: unknown) =>
+    events.process(
+      { id, name: 'ACME/OrderCancelled/v1', key, payload: { userId: 'ada', query } },
+      { type: 'test' },
+    );
+  await cancel('cancel-9a', { eventName: ['ACME/OrderDelayed/v1', 'ACME/Other/v1'] });
+  assert.equal(aborted(), 1);
+  assert.deepEqual(await statuses(), { 'shipped-9': 'ACTIVE', 'delayed-9': 'ABORTED' });
+  assert.deepEqual(await onNotification('delayed-9'), ['ABORTED']);
+  assert.deepEqual(await onNotification('shipped-9'), ['ACTIVE']);
+
+  await cancel('cancel-9b', { eventName: ['ACME/Other/v1'] });
+  assert.equal(aborted(), 0, 'no reminder set by an event of that name');
+  assert.deepEqual(await statuses(), { 'shipped-9': 'ACTIVE', 'delayed-9': 'ABORTED' });
+
+  await cancel('cancel-9c', undefined);
+  assert.equal(aborted(), 1, 'no query: every active reminder of the key');
+  assert.deepEqual(await statuses(), { 'shipped-9': 'ABORTED', 'delayed-9': 'ABORTED' });
+  assert.deepEqual(await onNotification('shipped-9'), ['ABORTED']);
 });
 
 test.run();

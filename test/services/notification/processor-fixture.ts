@@ -1,6 +1,6 @@
 /**
- * The event processor on a real MongoDB (stand-in), SMTP sink and SMS HTTP sink, with a clock the
- * test sets: what the handler and reminder tests share. `instance()` is one service process; a
+ * The event processor on a real MongoDB (stand-in), SMTP sink, SMS HTTP sink and file service
+ * (serving `invoice.pdf` and `terms.pdf`), with a clock the test sets: what the handler and reminder tests share. `instance()` is one service process; a
  * new one over the same database is a restart.
  */
 import { type Db, MongoClient } from 'mongodb';
@@ -26,6 +26,8 @@ export interface ProcessorFixture {
   readonly store: Collections;
   readonly smtp: SmtpSink;
   readonly sms: HttpSink;
+  /** The file service (`FILE_SERVICE_URL`): `GET /download/invoice.pdf`, `/download/terms.pdf`. */
+  readonly files: HttpSink;
   /** The time every instance sees. */
   clock: Date;
   instance(options?: { backend?: ReminderBackend; customHandlers?: ReadonlyMap<string, CustomHandler> }): {
@@ -40,10 +42,14 @@ export interface ProcessorFixture {
 }
 
 export async function startProcessorFixture(): Promise<ProcessorFixture> {
-  const [mongo, smtp, sms]: [MongoFixture, SmtpSink, HttpSink] = await Promise.all([
+  const [mongo, smtp, sms, files]: [MongoFixture, SmtpSink, HttpSink, HttpSink] = await Promise.all([
     startMongo(),
     startSmtpSink(),
     startHttpSink(),
+    startHttpSink({
+      '/download/invoice.pdf': Buffer.from('%PDF-1.4 invoice'),
+      '/download/terms.pdf': Buffer.from('%PDF-1.4 terms'),
+    }),
   ]);
   const client = await MongoClient.connect(mongo.url);
   const db = client.db(mongo.database);
@@ -52,6 +58,7 @@ export async function startProcessorFixture(): Promise<ProcessorFixture> {
     MONGODB_DATABASE: mongo.database,
     SMTP_URL: smtp.url,
     SMS_SERVICE_URL: sms.url,
+    FILE_SERVICE_URL: files.url,
     CHANNEL_RETRIES: '0',
   });
   const store = collections(db, config);
@@ -63,6 +70,7 @@ export async function startProcessorFixture(): Promise<ProcessorFixture> {
     store,
     smtp,
     sms,
+    files,
     clock: new Date('2026-03-01T08:00:00Z'),
     instance({ backend = BUILT_IN_SCHEDULER, customHandlers } = {}) {
       const now = () => fixture.clock;
@@ -93,7 +101,7 @@ export async function startProcessorFixture(): Promise<ProcessorFixture> {
     async stop() {
       delivery.close();
       await client.close();
-      await Promise.all([mongo.stop(), smtp.stop(), sms.stop()]);
+      await Promise.all([mongo.stop(), smtp.stop(), sms.stop(), files.stop()]);
     },
   };
   return fixture;
