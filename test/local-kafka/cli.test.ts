@@ -9,6 +9,7 @@ import { createServer } from 'node:net';
 import { clusterMetadata } from '../../local-kafka/admin.ts';
 import { freePorts } from '../../local-kafka/cluster.ts';
 import { test } from '../support/suite.ts';
+import { until } from '../support/until.ts';
 
 /** A JVM start plus Maven's classpath check on two busy cores. */
 const START_MS = 120_000;
@@ -24,13 +25,6 @@ function startCli(args: string[]) {
   child.stderr.on('data', (d: Buffer) => (err += d));
   const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
   return { child, exited, out: () => out, err: () => err };
-}
-
-async function until(what: string, check: () => boolean, timeoutMs: number, detail: () => string) {
-  for (const deadline = Date.now() + timeoutMs; !check(); ) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}: ${detail()}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 /** A fresh client's request may meet a dropped connection on a loaded machine: ask until one answers. */

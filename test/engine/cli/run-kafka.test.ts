@@ -14,13 +14,10 @@ import { startKafka } from '../../support/kafka.ts';
 import { startMongo } from '../../support/mongo.ts';
 import { freePorts } from '../../support/process.ts';
 import { test } from '../../support/suite.ts';
+import { until } from '../../support/until.ts';
 
-async function until(what: string, check: () => Promise<boolean>, timeoutMs = 60_000) {
-  for (const deadline = Date.now() + timeoutMs; !(await check().catch(() => false)); ) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
+/** How long a wait for a condition may take before the test fails. */
+const WAIT_MS = 60_000;
 
 test('run: ready over HTTP, aggregates, items route, SIGTERM exits 0 after a graceful stop', async () => {
   // Five topics of two partitions (also a set the Mokapi stand-in serves, see test/support/kafka.ts).
@@ -62,10 +59,12 @@ test('run: ready over HTTP, aggregates, items route, SIGTERM exits 0 after a gra
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   try {
     const base = `http://127.0.0.1:${port}`;
-    await until('the engine is ready', async () => (await fetch(`${base}/-/ready`)).status === 200);
+    await until('the engine is ready', async () => (await fetch(`${base}/-/ready`)).status === 200, WAIT_MS);
     // Log lines reach stderr in batches (at most 100 ms late): wait for the line, not for a time.
-    await until('the startup summary is logged', async () =>
-      /running: 3 nodes, heads customers, mode read-delete/.test(logs),
+    await until(
+      'the startup summary is logged',
+      async () => /running: 3 nodes, heads customers, mode read-delete/.test(logs),
+      WAIT_MS,
     );
 
     const producer = createKafkaBroker({ properties: kafka.properties }).producer({
@@ -83,13 +82,17 @@ test('run: ready over HTTP, aggregates, items route, SIGTERM exits 0 after a gra
     await producer.disconnect();
 
     const item = `${base}/api/heads/customers/items/${encodeKeyOnly('{"id":1}')}`;
-    await until('the order is aggregated', async () => {
-      const res = await fetch(item);
-      return (
-        res.status === 200 &&
-        ((await res.json()) as { dependencies: { orders: unknown[] } }).dependencies.orders.length === 1
-      );
-    });
+    await until(
+      'the order is aggregated',
+      async () => {
+        const res = await fetch(item);
+        return (
+          res.status === 200 &&
+          ((await res.json()) as { dependencies: { orders: unknown[] } }).dependencies.orders.length === 1
+        );
+      },
+      WAIT_MS,
+    );
     assert.is((await fetch(`${base}/api/heads/customers/items/%2A%2A`)).status, 400);
     assert.match(
       await (await fetch(`${base}/-/metrics`)).text(),

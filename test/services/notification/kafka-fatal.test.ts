@@ -16,7 +16,11 @@ import { type KafkaFixture, startKafka } from '../../support/kafka.ts';
 import { type MongoFixture, startMongo } from '../../support/mongo.ts';
 import { type SmtpSink, startSmtpSink } from '../../support/smtp-sink.ts';
 import { test } from '../../support/suite.ts';
+import { until } from '../../support/until.ts';
 import { seedEmailNotification } from './service-fixture.ts';
+
+/** How long a wait for a condition may take before the test fails. */
+const WAIT_MS = 60_000;
 
 let kafka: KafkaFixture;
 let mongo: MongoFixture;
@@ -26,18 +30,6 @@ let db: Db;
 let producer: BrokerProducer;
 let env: Record<string, string>;
 const logger = pino({ level: process.env.TEST_LOG ?? 'silent' });
-
-async function until(what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 60_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (
-    !(await Promise.resolve()
-      .then(condition)
-      .catch(() => false))
-  ) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 /** The real broker, whose consumers' commits the broker refuses once `refuseCommits` is set. */
 let refuseCommits = false;
@@ -122,14 +114,14 @@ test('a commit the broker refuses (not retried): the service turns not ready and
   const server = await start(faultyBroker());
   await server.kafka?.assigned;
   await send('e-1', 'A-1');
-  await until('the first event processed', async () => (await statusOf('e-1')) === 'PROCESSED');
-  await until('the first event committed', () => committed.length > 0);
+  await until('the first event processed', async () => (await statusOf('e-1')) === 'PROCESSED', WAIT_MS);
+  await until('the first event committed', () => committed.length > 0, WAIT_MS);
   assert.equal(await readiness(server.port), 200);
 
   refuseCommits = true;
   await send('e-2', 'A-2');
   // Not ready: the orchestrator stops routing to it (a dead intake behind a ready service is the stall).
-  await until('readiness to turn 503', async () => (await readiness(server.port)) === 503);
+  await until('readiness to turn 503', async () => (await readiness(server.port)) === 503, WAIT_MS);
   const failure = await server.failed;
   assert.match(failure.message, /generation id is not valid/);
   assert.equal((await fetch(`http://127.0.0.1:${server.port}/-/healthz`)).status, 200);
@@ -144,7 +136,7 @@ test('a commit the broker refuses (not retried): the service turns not ready and
     await next.kafka?.assigned;
     await send('e-3', 'A-3');
     // e-2 was not committed: the new consumer starts at it; e-3 comes after it on the partition.
-    await until('the next event processed', async () => (await statusOf('e-3')) === 'PROCESSED');
+    await until('the next event processed', async () => (await statusOf('e-3')) === 'PROCESSED', WAIT_MS);
     assert.equal(await statusOf('e-2'), 'PROCESSED');
     assert.equal(mails('A-2'), 1, 'sent once across the failure and the restart');
     assert.equal(await readiness(next.port), 200);

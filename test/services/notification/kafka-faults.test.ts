@@ -13,7 +13,11 @@ import { type MongoFixture, startMongo } from '../../support/mongo.ts';
 import { type SmtpSink, startSmtpSink } from '../../support/smtp-sink.ts';
 import { test } from '../../support/suite.ts';
 import { startTcpProxy, type TcpProxy } from '../../support/tcp-proxy.ts';
+import { until } from '../../support/until.ts';
 import { type NotificationService, startService } from './service-fixture.ts';
+
+/** How long a wait for a condition may take before the test fails. */
+const WAIT_MS = 30_000;
 
 let kafka: KafkaFixture;
 let mongo: MongoFixture;
@@ -25,18 +29,6 @@ let db: Db;
 let producer: BrokerProducer;
 let server: NotificationService;
 let env: Record<string, string>;
-
-async function until(what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 30_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (
-    !(await Promise.resolve()
-      .then(condition)
-      .catch(() => false))
-  ) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 const send = (event: unknown) =>
   producer.produce({ topic: kafka.topic('events'), key: null, value: Buffer.from(JSON.stringify(event)) });
@@ -126,7 +118,7 @@ test('the SMS service down: the event is retried with backoff, uncommitted (a re
   sms.failWith(503, 1_000_000);
   const calls = sms.calls.length;
   await send(therapy('t-1'));
-  await until('the SMS tried three times', () => sms.calls.length - calls >= 3);
+  await until('the SMS tried three times', () => sms.calls.length - calls >= 3, WAIT_MS);
   assert.equal(await statusOf('t-1'), 'RECEIVED', 'not processed while the SMS service is down');
   assert.equal(mailsTo('t-1'), 1, 'the email went out once, and is not resent by the retries');
   const health = await fetch(`${server.base}/-/healthz`);
@@ -142,10 +134,10 @@ test('the SMS service down: the event is retried with backoff, uncommitted (a re
   await server.close();
   const beforeRestart = sms.calls.length;
   await startNotification();
-  await until('the event read again after the restart', () => sms.calls.length > beforeRestart);
+  await until('the event read again after the restart', () => sms.calls.length > beforeRestart, WAIT_MS);
   const recovered = sms.calls.length;
   sms.failWith(200, 0);
-  await until('the event processed', async () => (await statusOf('t-1')) === 'PROCESSED');
+  await until('the event processed', async () => (await statusOf('t-1')) === 'PROCESSED', WAIT_MS);
   assert.equal(textsOf('t-1', recovered), 1, 'the SMS once the service is back');
   assert.equal(mailsTo('t-1'), 1, 'still one email');
   const [notification] = await db.collection('notifications').find({ 'event.id': 't-1' }).toArray();
@@ -166,11 +158,12 @@ test('MongoDB down: the event waits, HTTP answers (ready: 503), and once MongoDB
   await until(
     'readiness to say MongoDB is down',
     async () => (await fetch(`${server.base}/-/ready`)).status === 503,
+    WAIT_MS,
   );
   assert.equal((await fetch(`${server.base}/-/healthz`)).status, 200);
   assert.equal(mailsTo('t-2'), 0);
   await mongoProxy.restore();
-  await until('the event processed', async () => (await statusOf('t-2')) === 'PROCESSED');
+  await until('the event processed', async () => (await statusOf('t-2')) === 'PROCESSED', WAIT_MS);
   assert.equal(mailsTo('t-2'), 1);
   assert.equal(textsOf('t-2'), 1);
 });

@@ -6,8 +6,12 @@ import { type KafkaFixture, startKafka } from '../../support/kafka.ts';
 import { type MongoFixture, startMongo } from '../../support/mongo.ts';
 import { type SmtpSink, startSmtpSink } from '../../support/smtp-sink.ts';
 import { test } from '../../support/suite.ts';
+import { until } from '../../support/until.ts';
 import { startTopicReader, type TopicReader } from '../rest2broker/topic-reader.ts';
 import { type NotificationService, seedEmailNotification, startService } from './service-fixture.ts';
+
+/** How long a wait for a condition may take before the test fails. */
+const WAIT_MS = 30_000;
 
 let kafka: KafkaFixture;
 let mongo: MongoFixture;
@@ -17,14 +21,6 @@ let db: Db;
 let reader: TopicReader;
 let producer: BrokerProducer;
 let server: NotificationService;
-
-async function until(what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 30_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 const send = (value: unknown) =>
   producer.produce({
@@ -78,6 +74,7 @@ test('events from Kafka: sent once even when delivered twice; bad and unknown ev
   await until(
     'the last event processed',
     async () => (await db.collection('events').countDocuments({ status: { $ne: 'RECEIVED' } })) === 3,
+    WAIT_MS,
   );
   const errors = await reader.waitFor(kafka.topic('errors'), 2);
   const reasons = errors.map((m) => (JSON.parse(m.value!.toString()) as { error: string }).error);
