@@ -71,6 +71,16 @@ const extended = (c: ParsedCertificate): GoJSON => ({ ...c.json, URIStrings: c.u
 
 const NOT_VERIFIED = (): Value => [false, []];
 
+/** The certificates, or null where the verify builtins answer {@link NOT_VERIFIED} (never an error). */
+function certsOrNull(input: string): ParsedCertificate[] | null {
+  try {
+    return certsFromString(input);
+  } catch (err) {
+    if (err instanceof X509Error || err instanceof Base64Error) return null;
+    throw err;
+  }
+}
+
 const KEY_USAGES: Record<string, number> = {
   KeyUsageAny: 0,
   KeyUsageServerAuth: 1,
@@ -245,31 +255,18 @@ export const x509: BuiltinTable = {
   'crypto.x509.parse_and_verify_certificates': {
     arity: 1,
     fn: (args, name) => {
-      const input = str(name, args, 0);
-      let certs: ParsedCertificate[];
-      try {
-        certs = certsFromString(input);
-      } catch (err) {
-        if (err instanceof X509Error || err instanceof Base64Error) return NOT_VERIFIED();
-        throw err;
-      }
-      const chain = verifyChain(certs, {});
+      const certs = certsOrNull(str(name, args, 0));
+      const chain = certs && verifyChain(certs, {});
       return chain ? [true, toValue(chain.map(extended))] : NOT_VERIFIED();
     },
   },
   'crypto.x509.parse_and_verify_certificates_with_options': {
     arity: 2,
     fn: (args, name) => {
-      const input = str(name, args, 0);
+      const certs = certsOrNull(str(name, args, 0));
       const options = obj(name, args, 1);
-      let certs: ParsedCertificate[];
-      try {
-        certs = certsFromString(input);
-      } catch (err) {
-        if (err instanceof X509Error || err instanceof Base64Error) return NOT_VERIFIED();
-        throw err;
-      }
-      const chain = verifyChain(certs, verifyOptions(name, options));
+      // As OPA: the options are read only once the certificates parsed.
+      const chain = certs && verifyChain(certs, verifyOptions(name, options));
       // OPA returns the plain x509.Certificate here: no URIStrings.
       return chain ? [true, toValue(chain.map((c) => c.json))] : NOT_VERIFIED();
     },
