@@ -47,7 +47,7 @@ function hostBuiltin({ arity, call, callAsync }: HostBuiltin): Builtin {
   if (call) {
     const fn: Builtin['fn'] = (args, name) => {
       try {
-        return resultOf(call(args.map(toJSON)));
+        return resultOf(call(args.map((a) => toJSON(a))));
       } catch (err) {
         throw failure(name, err);
       }
@@ -56,7 +56,7 @@ function hostBuiltin({ arity, call, callAsync }: HostBuiltin): Builtin {
   }
   return asyncBuiltin(arity, async (args, name) => {
     try {
-      return resultOf(await callAsync!(args.map(toJSON)));
+      return resultOf(await callAsync!(args.map((a) => toJSON(a))));
     } catch (err) {
       throw failure(name, err);
     }

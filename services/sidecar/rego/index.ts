@@ -23,7 +23,7 @@ import { fromJSON, type Value } from './values.ts';
 export type { HostBuiltin } from './host-builtins.ts';
 export { admitsEveryRow, type MongoFilter, RowFilterError } from './mongo.ts';
 export type { Value } from './values.ts';
-export { fromJSON, RegoObject, RegoSet, toJSON } from './values.ts';
+export { fromJSON, jsonText, RegoObject, RegoSet, toJSON, toJSONText } from './values.ts';
 export { RegoError };
 
 /** Bound of the parsed-query cache, so that ad-hoc queries cannot grow it without limit. */

@@ -227,20 +227,64 @@ export function fromJSON(j: unknown): Value {
   return j as boolean | number | string;
 }
 
-/** A Rego value as JSON: sets become sorted arrays, object keys are serialized to strings. */
-export function toJSON(v: Value): unknown {
-  if (typeof v === 'bigint') return Number(v);
-  if (Array.isArray(v)) return v.map(toJSON);
-  if (v instanceof RegoSet) return v.sorted().map(toJSON);
+/**
+ * A Rego value as JSON: sets become sorted arrays, object keys are serialized to strings (as
+ * {@link jsonText} writes them). BigInts become doubles (rounded), for JS callers that take plain
+ * JSON; with `exact`, they stay BigInts, for {@link jsonText} to print, as {@link toJSONText} does.
+ */
+export function toJSON(v: Value, exact = false): unknown {
+  if (typeof v === 'bigint') return exact ? v : Number(v);
+  if (Array.isArray(v)) return v.map((x) => toJSON(x, exact));
+  if (v instanceof RegoSet) return v.sorted().map((x) => toJSON(x, exact));
   if (v instanceof RegoObject) {
     const json = v.sourceJSON();
     if (json) return sortedJSON(json);
     const out: Record<string, unknown> = {};
     for (const [k, val] of v.sortedPairs())
-      out[typeof k === 'string' ? k : JSON.stringify(toJSON(k))] = toJSON(val);
+      out[typeof k === 'string' ? k : toJSONText(k)] = toJSON(val, exact);
     return out;
   }
   return v;
+}
+
+/** A Rego value as JSON text, as OPA prints it: every integer with all its digits. */
+export function toJSONText(v: Value): string {
+  return jsonText(toJSON(v, true));
+}
+
+/**
+ * JSON text of a JSON value that may hold BigInts: the one writer of the JSON text that leaves
+ * the engine (`json.marshal`, response bodies, row-filter headers). As `JSON.stringify`, except
+ * that integers print with all their digits, as OPA's arbitrary-precision JSON numbers do: a
+ * BigInt, and a double beyond 2^53 (`2^70` is `1180591620717411303424`, not `1.18…e+21`).
+ */
+export function jsonText(j: unknown): string {
+  // Most values hold no such integer: the native writer then gives the same text, faster.
+  return hasBigInteger(j) ? writeJSON(j) : JSON.stringify(j);
+}
+
+function isBigInteger(n: unknown): boolean {
+  return typeof n === 'bigint' || (typeof n === 'number' && Number.isInteger(n) && !Number.isSafeInteger(n));
+}
+
+function hasBigInteger(j: unknown): boolean {
+  if (j === null || typeof j !== 'object') return isBigInteger(j);
+  if (Array.isArray(j)) return j.some(hasBigInteger);
+  for (const key in j) if (hasBigInteger((j as Record<string, unknown>)[key])) return true;
+  return false;
+}
+
+/** `JSON.stringify` of plain JSON (no `toJSON` methods, no cycles), with {@link isBigInteger} digits. */
+function writeJSON(j: unknown): string {
+  if (isBigInteger(j)) return BigInt(j as number | bigint).toString();
+  if (j === null || typeof j !== 'object') return JSON.stringify(j) ?? 'null';
+  if (Array.isArray(j)) return `[${j.map(writeJSON).join(',')}]`;
+  const fields: string[] = [];
+  for (const [key, val] of Object.entries(j)) {
+    if (val !== undefined && typeof val !== 'function' && typeof val !== 'symbol')
+      fields.push(`${JSON.stringify(key)}:${writeJSON(val)}`);
+  }
+  return `{${fields.join(',')}}`;
 }
 
 /** A JSON value with its object keys sorted, as `toJSON` gives it (undefined fields are null). */

@@ -1,6 +1,6 @@
 /** Encodings: base64, base64url, hex, JSON and URL query strings. */
 import { builtinError } from '../errors.ts';
-import { fromJSON, RegoObject, toJSON, type Value } from '../values.ts';
+import { fromJSON, RegoObject, toJSONText, type Value } from '../values.ts';
 import { type BuiltinTable, collection, obj, str } from './types.ts';
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
@@ -62,7 +62,7 @@ export const encoding: BuiltinTable = {
       return Buffer.from(s, 'hex').toString('utf8');
     },
   },
-  'json.marshal': { arity: 1, fn: ([v]) => JSON.stringify(toJSON(v!)) },
+  'json.marshal': { arity: 1, fn: ([v]) => toJSONText(v!) },
   'json.unmarshal': { arity: 1, fn: (args, name) => parseJSON(name, str(name, args, 0)) },
   'json.is_valid': {
     arity: 1,
