@@ -10,6 +10,7 @@ import { GENERIC_MESSAGE, NO_PERMISSIONS_MESSAGE, POLICY_FAILED, rondError } fro
 import { buildInput, headersFromRaw, type InputParts } from './input.ts';
 import type { SidecarMetrics } from './metrics.ts';
 import type { PolicySet } from './policies.ts';
+import { jsonText } from './rego/index.ts';
 import { BodyParseError, BodyTooLargeError, readJsonBody, shouldParseBody } from './request-body.ts';
 import type { RouteMatch } from './router.ts';
 import {
@@ -119,7 +120,7 @@ export async function evaluateRequest(
       }
       const headerName = (requestFlow.queryOptions.headerName || ROW_FILTER_HEADER).toLowerCase();
       // As Rönd, no filter is sent when every row passes; a caller's header is dropped all the same.
-      setHeaders[headerName] = query === 'every row' ? null : JSON.stringify(query);
+      setHeaders[headerName] = query === 'every row' ? null : jsonText(query);
     } else if (!(await policies.decide(policy, input, print)).allowed) {
       decided('denied');
       return rondError(403, POLICY_FAILED, NO_PERMISSIONS_MESSAGE);

@@ -91,7 +91,8 @@ function ruleRef(policyName: string): string {
 
 /** OPA's `Allowed()` (exactly `true`), else Rönd's response-filter reading: a non-empty collection's first value. */
 function decision(result: Value): Decision {
-  const json = toJSON(result);
+  // Exact: BigInts stay BigInts, for `jsonText` to write the response body with all their digits.
+  const json = toJSON(result, true);
   if (json === true) return { allowed: true, value: true };
   if (Array.isArray(json) && json.length > 0) return { allowed: true, value: json[0] };
   return NOT_ALLOWED;

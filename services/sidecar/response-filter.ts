@@ -8,6 +8,7 @@ import { buildInput, type InputParts } from './input.ts';
 import type { SidecarMetrics } from './metrics.ts';
 import type { PolicySet } from './policies.ts';
 import { responseHeaders, type UpstreamResponse } from './proxy.ts';
+import { jsonText } from './rego/index.ts';
 
 export async function filterResponse(
   upstream: UpstreamResponse,
@@ -49,7 +50,7 @@ export async function filterResponse(
       return rondError(403, 'policy not allowed', NO_PERMISSIONS_MESSAGE);
     }
     done('allowed');
-    return new Response(JSON.stringify(decision.value), { status: upstream.status, headers });
+    return new Response(jsonText(decision.value), { status: upstream.status, headers });
   } catch (err) {
     done('error');
     log.error({ policy, err: { message: (err as Error).message } }, 'response policy evaluation failed');

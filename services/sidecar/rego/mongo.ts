@@ -58,7 +58,8 @@ function condition(e: Expr): MongoFilter[] {
     throw new RowFilterError(`a row filter compares one field with a constant: ${formatExpr(e)}`);
   }
   const field = (fieldLeft ?? fieldRight)!;
-  const constant = toJSON(((fieldLeft ? b : a) as Extract<Term, { type: 'scalar' }>).value);
+  // Exact, as the json.Number Rönd puts in the filter: a BigInt prints with all its digits in `jsonText`.
+  const constant = toJSON(((fieldLeft ? b : a) as Extract<Term, { type: 'scalar' }>).value, true);
   if (op === '$in') {
     // As Rönd (opatranslator HandleIn): an array constant is the `$in` list whichever side it is
     // on, a scalar is wrapped. So `["x"] in field` reads "the field holds x", not Rego's "holds

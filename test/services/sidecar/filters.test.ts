@@ -3,8 +3,10 @@
  * body the policy returns), through the real proxy.
  */
 import * as assert from 'node:assert/strict';
+import { X509Certificate } from 'node:crypto';
 import { test } from '../../support/suite.ts';
 import { sidecarForSuite } from './harness.ts';
+import { SINK } from './rego/builtins/crypto-x509.fixtures.ts';
 
 const shared = sidecarForSuite(test, {
   MANUAL_ROUTES_FILE_PATH: `${new URL('./fixtures/manual-routes.json', import.meta.url).pathname}`,
@@ -149,6 +151,30 @@ test('response filter over an object, with the user in the input', async () => {
 test('response filter sees the request path', async () => {
   const r = await call('/echo-path/42', { 'x-test-respond': 'json:{}' });
   assert.equal(r.text, '"/echo-path/42"');
+});
+
+// OPA's JSON numbers are arbitrary precision: a certificate's serial and RSA modulus, an integer
+// product beyond 2^53 (a double) and a big literal reach the client with all their digits.
+test('response filter: integers beyond 2^53 in the body with all their digits', async () => {
+  const r = await call('/big-numbers', { 'x-test-respond': `json:${JSON.stringify({ cert: SINK })}` });
+  assert.equal(r.status, 200);
+  const modulus = BigInt(
+    `0x${Buffer.from(new X509Certificate(SINK).publicKey.export({ format: 'jwk' }).n!, 'base64url').toString('hex')}`,
+  );
+  assert.equal(
+    r.text,
+    `{"literal":1180591620717411303425,"modulus":${modulus},"product":1180591620717411303424,"ratio":1.5,"serial":${0x0123456789abcdef0123n},"small":42}`,
+  );
+  assert.equal(r.headers.get('content-length'), String(Buffer.byteLength(r.text)));
+});
+
+// Rönd writes the filter with Go's json.Marshal, which prints a json.Number as written.
+test('row filter: integer constants beyond 2^53 in the header with all their digits', async () => {
+  assert.equal((await call('/rows/big')).status, 200);
+  assert.equal(
+    last()?.headers['x-big'],
+    '{"$or":[{"$and":[{"serial":{"$eq":1180591620717411303425}},{"count":{"$gt":1180591620717411303424}}]}]}',
+  );
 });
 
 // Rönd opa_transport_test: non-2xx relayed unchanged; empty body relayed; non-JSON → 500; denied → 403.
