@@ -4,7 +4,7 @@
  */
 import { createPrivateKey, type JsonWebKey, type KeyObject } from 'node:crypto';
 import * as asn1js from 'asn1js';
-import { asGoError, asn1Error, bigFromBytes, type GoJSON, goInt, X509Error } from './x509-model.ts';
+import { asGoError, asn1Error, bigFromBytes, type GoJSON, goInt, X509Error } from './x509-common.ts';
 
 export type KeyKind = 'rsa' | 'ec' | 'ed25519' | 'x25519';
 

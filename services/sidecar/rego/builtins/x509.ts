@@ -7,6 +7,7 @@ import { builtinError } from '../errors.ts';
 import { RegoObject, RegoSet, type Value } from '../values.ts';
 import { Base64Error, bytesOf, goBase64, pemDecode, pemEncode, startsWith } from './go-pem.ts';
 import { type BuiltinTable, mustBe, obj, str } from './types.ts';
+import { type GoJSON, X509Error } from './x509-common.ts';
 import {
   keyJSON,
   opaJWK,
@@ -17,13 +18,7 @@ import {
   parseTLSPrivateKey,
   publicParts,
 } from './x509-keys.ts';
-import {
-  type GoJSON,
-  type ParsedCertificate,
-  parseCertificateRequest,
-  parseCertificates,
-  X509Error,
-} from './x509-model.ts';
+import { type ParsedCertificate, parseCertificateRequest, parseCertificates } from './x509-model.ts';
 import { type VerifyOptions, verifyChain } from './x509-verify.ts';
 
 /** Go JSON to a Rego value. */
