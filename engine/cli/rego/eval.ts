@@ -1,5 +1,5 @@
 /** `streamfold rego eval`: a query's solutions in `opa eval`'s JSON shape. */
-import { toJSON, type Value } from '../../../services/sidecar/rego/index.ts';
+import { jsonText, toJSON, type Value } from '../../../services/sidecar/rego/index.ts';
 import type { CliIo } from '../command.ts';
 import type { RegoArgs } from './args.ts';
 import { loadPolicy, readJson } from './load.ts';
@@ -11,10 +11,10 @@ export async function regoEval(args: RegoArgs, query: string, io: CliIo): Promis
     const input = args.input === undefined ? undefined : readJson(args.input);
     const solutions = await policy.evalExpressionsAsync(query, { input, data });
     const result = solutions.map((s) => ({
-      expressions: s.expressions.map((e) => ({ ...e, value: toJSON(e.value) })),
+      expressions: s.expressions.map((e) => ({ ...e, value: toJSON(e.value, true) })),
       ...(s.bindings.size > 0 ? { bindings: bindingsJson(s.bindings) } : {}),
     }));
-    if (args.format === 'json') io.out(JSON.stringify(result.length > 0 ? { result } : {}, null, 2));
+    if (args.format === 'json') io.out(jsonText(result.length > 0 ? { result } : {}, 2));
     else if (result.length === 0) io.out('undefined');
     else for (const line of prettyLines(result)) io.out(line);
     return 0;
@@ -24,7 +24,7 @@ export async function regoEval(args: RegoArgs, query: string, io: CliIo): Promis
 }
 
 function bindingsJson(bindings: Map<string, Value>): Record<string, unknown> {
-  return Object.fromEntries([...bindings].map(([name, v]) => [name, toJSON(v)]));
+  return Object.fromEntries([...bindings].map(([name, v]) => [name, toJSON(v, true)]));
 }
 
 /** One value alone as indented JSON; otherwise per solution its bindings and expression values. */
@@ -33,10 +33,10 @@ function prettyLines(
 ): string[] {
   const [only] = result;
   if (result.length === 1 && only && !only.bindings && only.expressions.length === 1)
-    return [JSON.stringify(only.expressions[0]!.value, null, 2)];
+    return [jsonText(only.expressions[0]!.value, 2)];
   return result.flatMap((solution, i) => [
     ...(i > 0 ? [''] : []),
-    ...Object.entries(solution.bindings ?? {}).map(([name, v]) => `${name} = ${JSON.stringify(v)}`),
-    ...solution.expressions.map((e) => `${e.text} => ${JSON.stringify(e.value)}`),
+    ...Object.entries(solution.bindings ?? {}).map(([name, v]) => `${name} = ${jsonText(v)}`),
+    ...solution.expressions.map((e) => `${e.text} => ${jsonText(e.value)}`),
   ]);
 }

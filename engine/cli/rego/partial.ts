@@ -1,5 +1,5 @@
 /** `streamfold rego partial`: the residual queries of a row filter, and with `--mongo` its filter. */
-import { formatResidual, toMongoQuery } from '../../../services/sidecar/rego/index.ts';
+import { formatResidual, jsonText, toMongoQuery } from '../../../services/sidecar/rego/index.ts';
 import type { CliIo } from '../command.ts';
 import type { RegoArgs } from './args.ts';
 import { loadPolicy, readJson } from './load.ts';
@@ -12,11 +12,11 @@ export async function regoPartial(args: RegoArgs, query: string, io: CliIo): Pro
     const residual = await policy.partialAsync(query, { input, data, unknowns: args.unknowns });
     const queries = formatResidual(residual);
     const out = args.mongo ? { queries, mongo: toMongoQuery(residual) } : { queries };
-    if (args.format === 'json') io.out(JSON.stringify(out, null, 2));
+    if (args.format === 'json') io.out(jsonText(out, 2));
     else {
       if (queries.length === 0) io.out('no residual query: the query cannot hold');
       for (const [i, body] of queries.entries()) io.out(`query ${i + 1}:\n  ${body.join('\n  ')}`);
-      if (args.mongo) io.out(`mongo: ${JSON.stringify(out.mongo)}`);
+      if (args.mongo) io.out(`mongo: ${jsonText(out.mongo)}`);
     }
     return 0;
   } catch (error) {

@@ -1,5 +1,5 @@
 /** `streamfold rego test`: every `test_*` rule must be defined and not false. */
-import { toJSON } from '../../../services/sidecar/rego/index.ts';
+import { toJSONText } from '../../../services/sidecar/rego/index.ts';
 import type { CliIo } from '../command.ts';
 import type { RegoArgs } from './args.ts';
 import { loadPolicy } from './load.ts';
@@ -25,7 +25,7 @@ export async function regoTest(args: RegoArgs, paths: string[], io: CliIo): Prom
       const [solution] = await policy.evalAsync(`x := ${path}`, { data, strictBuiltinErrors: true });
       const value = solution?.get('x');
       outcome = value === undefined || value === false ? 'FAIL' : 'PASS';
-      if (value !== undefined && outcome === 'FAIL') detail = ` (value ${JSON.stringify(toJSON(value))})`;
+      if (value !== undefined && outcome === 'FAIL') detail = ` (value ${toJSONText(value)})`;
     } catch (error) {
       outcome = 'ERROR';
       detail = `: ${error instanceof Error ? error.message : String(error)}`;

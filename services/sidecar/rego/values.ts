@@ -258,9 +258,9 @@ export function toJSONText(v: Value): string {
  * that integers print with all their digits, as OPA's arbitrary-precision JSON numbers do: a
  * BigInt, and a double beyond 2^53 (`2^70` is `1180591620717411303424`, not `1.18…e+21`).
  */
-export function jsonText(j: unknown): string {
+export function jsonText(j: unknown, indent = 0): string {
   // Most values hold no such integer: the native writer then gives the same text, faster.
-  return hasBigInteger(j) ? writeJSON(j) : JSON.stringify(j);
+  return hasBigInteger(j) ? writeJSON(j, ' '.repeat(indent), '\n') : JSON.stringify(j, null, indent);
 }
 
 function isBigInteger(n: unknown): boolean {
@@ -274,17 +274,24 @@ function hasBigInteger(j: unknown): boolean {
   return false;
 }
 
-/** `JSON.stringify` of plain JSON (no `toJSON` methods, no cycles), with {@link isBigInteger} digits. */
-function writeJSON(j: unknown): string {
+/**
+ * `JSON.stringify(j, null, indent.length)` of plain JSON (no `toJSON` methods, no cycles), with
+ * {@link isBigInteger} digits; `newline` is the line break plus the current depth's indentation.
+ */
+function writeJSON(j: unknown, indent: string, newline: string): string {
   if (isBigInteger(j)) return BigInt(j as number | bigint).toString();
   if (j === null || typeof j !== 'object') return JSON.stringify(j) ?? 'null';
-  if (Array.isArray(j)) return `[${j.map(writeJSON).join(',')}]`;
-  const fields: string[] = [];
-  for (const [key, val] of Object.entries(j)) {
-    if (val !== undefined && typeof val !== 'function' && typeof val !== 'symbol')
-      fields.push(`${JSON.stringify(key)}:${writeJSON(val)}`);
-  }
-  return `{${fields.join(',')}}`;
+  const inner = indent ? newline + indent : '';
+  const items = Array.isArray(j)
+    ? j.map((item) => writeJSON(item, indent, inner))
+    : Object.entries(j)
+        .filter(([, val]) => val !== undefined && typeof val !== 'function' && typeof val !== 'symbol')
+        .map(([key, val]) => `${JSON.stringify(key)}:${indent ? ' ' : ''}${writeJSON(val, indent, inner)}`);
+  const [open, close] = Array.isArray(j) ? ['[', ']'] : ['{', '}'];
+  if (items.length === 0) return open + close;
+  return indent
+    ? `${open}${inner}${items.join(`,${inner}`)}${newline}${close}`
+    : `${open}${items.join(',')}${close}`;
 }
 
 /** A JSON value with its object keys sorted, as `toJSON` gives it (undefined fields are null). */

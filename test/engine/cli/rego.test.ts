@@ -158,6 +158,21 @@ test('rego partial: residual queries and the MongoDB filter of a row filter', ()
   assert.is(unknowns.code, 0, unknowns.stdout);
 });
 
+test('rego eval and partial: integers beyond 2^53 print with all their digits, as opa does', () => {
+  // 2^70 by integer arithmetic; JSON.stringify would print 1.1805916207174113e+21, a BigInt would throw.
+  const json = cli(['eval', 'x := 1180591620717411303424 * 2']);
+  assert.is(json.code, 0, json.stderr);
+  assert.match(json.stdout, /"x": 2361183241434822606848\b/);
+  assert.is(
+    cli(['eval', '--format', 'pretty', '2 * 1180591620717411303424']).stdout.trim(),
+    '2361183241434822606848',
+  );
+  const big = write('big/b.rego', 'package b\nrows if { data.resources[_].n > 1180591620717411303424 }\n');
+  const partial = cli(['partial', '-d', big, '--mongo', 'data.b.rows']);
+  assert.is(partial.code, 0, partial.stdout);
+  assert.match(partial.stdout, /"\$gt": 1180591620717411303424\b/);
+});
+
 test('rego cases --format json: one line per case with its verdict', () => {
   const { code, stdout } = cli(['cases', '--format', 'json', join(CASES, 'aggregates')]);
   assert.is(code, 0);
