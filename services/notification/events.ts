@@ -354,7 +354,15 @@ export class EventProcessor {
             payload: reminderEvent.payload,
           },
         }),
-      abort: (key, recipients, eventNames) => this.reminders.abort(key, recipients, eventNames),
+      abort: async (key, recipients, eventNames) => {
+        const aborted = await this.reminders.abort(key, recipients, eventNames);
+        const ids = [...new Set(aborted.map((r) => notificationId(r.eventId, r.recipient)))];
+        if (ids.length === 0) return [];
+        return this.store.notifications
+          .find({ _id: { $in: ids } })
+          .sort({ _id: 1 })
+          .toArray();
+      },
       save: async (user, part) =>
         (await this.store.notifications.findOneAndUpdate(
           { _id: notificationId(id, user.id) },
