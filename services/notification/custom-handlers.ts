@@ -34,11 +34,15 @@ export interface AbortQuery {
   readonly eventName?: string | readonly string[];
 }
 
-/** A reminder to set (the reference's `buildReminders` output). */
+/**
+ * A reminder to set (the reference's `buildReminders` output); the reminder event's
+ * `metadata.reminder` is this object, whatever else it carries (the reference's `triggers`).
+ */
 export interface ReminderSpec {
   readonly schedule: string;
   readonly expirationDate: string;
   readonly recipients: readonly string[];
+  readonly triggers?: readonly string[];
 }
 
 /** A notification as the reference's notifications CRUD has it (`failures`: this service stores none). */
@@ -69,6 +73,13 @@ export interface HandlerUtils {
     event: IncomingEvent,
     user: User,
     messages: MessageSpec[],
+  ): Promise<Notification>;
+  /** The reference's `sendNotification`: the messages of one notification setting, sent. */
+  sendNotification(
+    service: HandlerService,
+    event: IncomingEvent,
+    user: User,
+    notification: NotificationSetting,
   ): Promise<Notification>;
   buildReminders(
     service: HandlerService,
@@ -181,7 +192,8 @@ export function handlerUtils(kit: HandlerToolkit): HandlerUtils {
     messages: (doc.messages as MessageOutcome[] | undefined) ?? [],
     reminders: (doc.reminders as ReminderSummary[] | undefined) ?? [],
   });
-  return {
+  // Named, not `this`: a handler may call the functions detached (`const { sendMessages } = utils`).
+  const utils: HandlerUtils = {
     // "If multiple filters are passed, for example ids and groups, the function returns all the
     // user having any of the given ids and any of the given groups": any within a filter, every filter.
     async getRecipients(_service, { ids, groups, clusters, roles }) {
@@ -218,6 +230,11 @@ export function handlerUtils(kit: HandlerToolkit): HandlerUtils {
       if (messages.length === 0) return notification(event, user, {});
       const outcomes = await kit.send(event, user, messages);
       return notification(event, user, await kit.save(user, { messages: outcomes }));
+    },
+    // "takes an event, a user and a notification setting, send all the messages and return the
+    // details about the notification sent".
+    sendNotification(service, event, user, setting) {
+      return utils.sendMessages(service, event, user, utils.buildMessages(service, [setting]));
     },
     buildReminders(_service, user, settings, eventDateTime) {
       const start = Date.parse(eventDateTime);
@@ -258,6 +275,7 @@ export function handlerUtils(kit: HandlerToolkit): HandlerUtils {
       };
     },
   };
+  return utils;
 }
 
 /**

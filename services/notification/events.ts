@@ -340,17 +340,18 @@ export class EventProcessor {
         const templates = await this.templatesOf(messages.map((m) => m.templateName));
         return this.messagesTo(user, customDeliveries(messages), templates, sent.payload ?? {}, allowed);
       },
-      remind: (reminderEvent, user, { schedule, expirationDate, recipients }) =>
+      remind: (reminderEvent, user, reminder) =>
         this.reminders.schedule({
           eventId: id,
           key: reminderEvent.key,
           recipient: user.id,
-          schedule,
-          expirationDate: new Date(expirationDate),
+          schedule: reminder.schedule,
+          expirationDate: new Date(reminder.expirationDate),
           event: {
             name: reminderEvent.name,
             key: reminderEvent.key,
-            metadata: { ...reminderEvent.metadata, reminder: { schedule, expirationDate, recipients } },
+            // "its original value would be overwritten by the given notification reminder object"
+            metadata: { ...reminderEvent.metadata, reminder },
             payload: reminderEvent.payload,
           },
         }),

@@ -488,4 +488,41 @@ test('mergeNotifications: exactly one is returned as is; none gives zero message
   ]);
 });
 
+test('sendNotification(service, event, user, notification): one notification setting’s messages sent, "the details about the notification sent" answered', async () => {
+  const before = f.smtp.messages.length;
+  const report = (await runReporting(
+    `module.exports = async function handler(service, event, utils) {
+      const [ada] = await utils.getRecipients(service, { ids: ['ada'] });
+      const setting = { eventName: event.name, group: 'customers', templateName: 'shipped', channels: ['email'] };
+      globalThis.handlerReport = await utils.sendNotification(service, event, ada, setting);
+    };`,
+    { name: 'ACME/OneSetting/v1', payload: { order: 'A-7' } },
+  )) as { recipient: string; messages: { channel: string; templateName: string; status: string }[] };
+  assert.deepEqual(f.mailsSince(before), ['Order A-7 shipped, Ada → ada']);
+  assert.deepEqual(
+    [report.recipient, report.messages.map((m) => [m.channel, m.templateName, m.status])],
+    ['ada', [['email', 'shipped', 'SUCCESS']]],
+  );
+});
+
+test('setReminders: the reminder event’s `metadata.reminder` is "the given notification reminder object", `triggers` included', async () => {
+  f.clock = new Date('2026-03-01T08:00:00Z');
+  const reminder = {
+    expirationDate: '2026-03-20T09:30:00.000Z',
+    schedule: 'P1D',
+    recipients: ['ada'],
+    triggers: ['notification-setting-12345'],
+  };
+  await runReporting(
+    `module.exports = async function handler(service, event, utils) {
+      const [ada] = await utils.getRecipients(service, { ids: ['ada'] });
+      await utils.setReminders(service, event, ada, [${JSON.stringify(reminder)}]);
+    };`,
+    { name: 'ACME/Triggered/v1', payload: {} },
+  );
+  const [set, ...more] = await f.store.reminders.find({ 'event.name': 'ACME/Triggered/v1' }).toArray();
+  assert.equal(more.length, 0);
+  assert.deepEqual(set?.event.metadata?.reminder, reminder);
+});
+
 test.run();
