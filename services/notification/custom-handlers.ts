@@ -9,7 +9,7 @@ import type { MessageOutcome } from './dispatch.ts';
 import { durationMs } from './duration.ts';
 import type { IncomingEvent } from './handler.ts';
 import type { ReminderSummary } from './reminders.ts';
-import { forUser, mergeSettings, type NotificationSetting } from './settings.ts';
+import { byPrecedence, mergeSettings, type NotificationSetting, precedence } from './settings.ts';
 import type { Stored } from './store.ts';
 import type { Audience, User } from './users.ts';
 
@@ -34,18 +34,24 @@ export interface AbortQuery {
   readonly eventName?: string | readonly string[];
 }
 
-/** A reminder to set (the reference's `buildReminders` output). */
+/**
+ * A reminder to set (the reference's `buildReminders` output); the reminder event's
+ * `metadata.reminder` is this object, whatever else it carries (the reference's `triggers`).
+ */
 export interface ReminderSpec {
   readonly schedule: string;
   readonly expirationDate: string;
   readonly recipients: readonly string[];
+  readonly triggers?: readonly string[];
 }
 
+/** A notification as the reference's notifications CRUD has it (`failures`: this service stores none). */
 export interface Notification {
   readonly event: { id: string; name: string; key?: string };
   readonly recipient: string;
   readonly messages: readonly MessageOutcome[];
   readonly reminders: readonly ReminderSummary[];
+  readonly failures?: readonly unknown[];
 }
 
 /** The reference's custom handler API (`utils`), on this service's storage and channels. */
@@ -68,6 +74,13 @@ export interface HandlerUtils {
     user: User,
     messages: MessageSpec[],
   ): Promise<Notification>;
+  /** The reference's `sendNotification`: the messages of one notification setting, sent. */
+  sendNotification(
+    service: HandlerService,
+    event: IncomingEvent,
+    user: User,
+    notification: NotificationSetting,
+  ): Promise<Notification>;
   buildReminders(
     service: HandlerService,
     user: User,
@@ -85,7 +98,7 @@ export interface HandlerUtils {
     event: IncomingEvent,
     user: User,
     query?: AbortQuery,
-  ): Promise<number>;
+  ): Promise<Notification[]>;
   mergeNotifications(
     service: HandlerService,
     event: IncomingEvent,
@@ -110,8 +123,11 @@ export interface HandlerToolkit {
   /** Sends the messages to the user, unless this event's notification of the user has them already. */
   send(event: IncomingEvent, user: User, messages: readonly MessageSpec[]): Promise<MessageOutcome[]>;
   remind(event: IncomingEvent, user: User, reminder: ReminderSpec): Promise<ReminderSummary>;
-  /** Aborts the key's active reminders of these recipients; only those set by events of `eventNames`, when given. */
-  abort(key: string, recipients: readonly string[], eventNames?: readonly string[]): Promise<number>;
+  /**
+   * Aborts the key's active reminders of these recipients (only those set by events of
+   * `eventNames`, when given); answers the notifications listing the reminders it aborted, updated.
+   */
+  abort(key: string, recipients: readonly string[], eventNames?: readonly string[]): Promise<Stored[]>;
   /** Stores (merges into) this event's notification of the user. */
   save(user: User, part: Pick<Notification, 'messages'> | Pick<Notification, 'reminders'>): Promise<Stored>;
 }
@@ -160,21 +176,46 @@ export async function loadCustomHandlers(folder: string | undefined): Promise<Ma
 
 /** The utils a custom handler gets for one event. */
 export function handlerUtils(kit: HandlerToolkit): HandlerUtils {
-  const notification = (event: IncomingEvent, user: User, doc: Stored): Notification => ({
+  const notification = (
+    event: IncomingEvent,
+    user: User,
+    doc: { readonly [field: string]: unknown },
+  ): Notification => ({
     event: { id: kit.eventId, name: event.name, key: event.key },
     recipient: user.id,
     messages: (doc.messages as MessageOutcome[] | undefined) ?? [],
     reminders: (doc.reminders as ReminderSummary[] | undefined) ?? [],
   });
-  return {
-    getRecipients: (_service, { ids, groups, clusters, roles }) =>
-      kit.findUsers({ recipients: ids, groups, clusters, roles }),
+  const stored = (doc: Stored): Notification => ({
+    event: doc.event as Notification['event'],
+    recipient: doc.recipient as string,
+    messages: (doc.messages as MessageOutcome[] | undefined) ?? [],
+    reminders: (doc.reminders as ReminderSummary[] | undefined) ?? [],
+  });
+  // Named, not `this`: a handler may call the functions detached (`const { sendMessages } = utils`).
+  const utils: HandlerUtils = {
+    // "If multiple filters are passed, for example ids and groups, the function returns all the
+    // user having any of the given ids and any of the given groups": any within a filter, every filter.
+    async getRecipients(_service, { ids, groups, clusters, roles }) {
+      const anyOf = (wanted: readonly string[] | undefined, has: readonly string[]) =>
+        !wanted?.length || wanted.some((w) => has.includes(w));
+      const users = await kit.findUsers({ recipients: ids, groups, clusters, roles });
+      return users.filter(
+        (u) =>
+          anyOf(ids, [u.id]) &&
+          anyOf(groups, u.groups) &&
+          anyOf(clusters, u.clusters) &&
+          anyOf(roles, u.roles),
+      );
+    },
+    // The settings of the event "and, if provided, to the given user and emitters", "sorted by precedence".
     async getNotificationSettings(_service, event, user, emitters) {
-      const settings = await kit.settingsOf(event.name);
-      const emitterList = emitters ?? [];
-      return user
-        ? forUser(settings, user, emitterList)
-        : settings.filter((s) => !s.emitters?.length || s.emitters.some((e) => emitterList.includes(e)));
+      const settings = byPrecedence(await kit.settingsOf(event.name));
+      return settings.filter(
+        (s) =>
+          (!user || precedence(s, user) >= 0) &&
+          (emitters === undefined || !s.emitters?.length || s.emitters.some((e) => emitters.includes(e))),
+      );
     },
     mergeNotificationSettings: (_service, settings) => mergeSettings(settings, kit.now()),
     buildMessages(_service, settings) {
@@ -185,8 +226,15 @@ export function handlerUtils(kit: HandlerToolkit): HandlerUtils {
     },
     async sendMessages(_service, event, user, messages) {
       messages.forEach(checkAttachments);
+      // "If the list of messages is empty, no record is stored in the notifications CRUD."
+      if (messages.length === 0) return notification(event, user, {});
       const outcomes = await kit.send(event, user, messages);
       return notification(event, user, await kit.save(user, { messages: outcomes }));
+    },
+    // "takes an event, a user and a notification setting, send all the messages and return the
+    // details about the notification sent".
+    sendNotification(service, event, user, setting) {
+      return utils.sendMessages(service, event, user, utils.buildMessages(service, [setting]));
     },
     buildReminders(_service, user, settings, eventDateTime) {
       const start = Date.parse(eventDateTime);
@@ -198,25 +246,36 @@ export function handlerUtils(kit: HandlerToolkit): HandlerUtils {
       });
     },
     async setReminders(_service, event, user, reminders) {
+      // "If the list of reminders is empty, no record is stored in the notifications CRUD."
+      if (reminders.length === 0) return notification(event, user, {});
       const set = [];
       for (const reminder of reminders) set.push(await kit.remind(event, user, reminder));
       return notification(event, user, await kit.save(user, { reminders: set }));
     },
-    abortReminders(_service, event, user, query) {
-      if (!event.key) return Promise.resolve(0);
+    // "An array of updated notifications": those listing a reminder it aborted, as now stored.
+    async abortReminders(_service, event, user, query) {
       // "the event name matches any of the `query.eventName`, if provided": a list, or one name.
       const names = query?.eventName === undefined ? undefined : [query.eventName].flat();
       if (names?.some((name) => typeof name !== 'string'))
         throw new TypeError('abortReminders: query.eventName must be an event name or a list of them');
-      return kit.abort(event.key, [user.id], names);
+      if (!event.key) return [];
+      return (await kit.abort(event.key, [user.id], names)).map(stored);
     },
-    mergeNotifications: (_service, event, user, notifications) => ({
-      event: { id: kit.eventId, name: event.name, key: event.key },
-      recipient: user.id,
-      messages: notifications.flatMap((n) => n.messages),
-      reminders: notifications.flatMap((n) => n.reminders),
-    }),
+    // "If exactly one notification is provided, the exact same notification is returned"; else a
+    // new one "with all the messages, reminders and failures from all the given notifications".
+    mergeNotifications(_service, event, user, notifications) {
+      const [only] = notifications;
+      if (notifications.length === 1 && only) return only;
+      return {
+        event: { id: kit.eventId, name: event.name, key: event.key },
+        recipient: user.id,
+        messages: notifications.flatMap((n) => n.messages ?? []),
+        reminders: notifications.flatMap((n) => n.reminders ?? []),
+        failures: notifications.flatMap((n) => n.failures ?? []),
+      };
+    },
   };
+  return utils;
 }
 
 /**

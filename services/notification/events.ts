@@ -340,21 +340,30 @@ export class EventProcessor {
         const templates = await this.templatesOf(messages.map((m) => m.templateName));
         return this.messagesTo(user, customDeliveries(messages), templates, sent.payload ?? {}, allowed);
       },
-      remind: (reminderEvent, user, { schedule, expirationDate, recipients }) =>
+      remind: (reminderEvent, user, reminder) =>
         this.reminders.schedule({
           eventId: id,
           key: reminderEvent.key,
           recipient: user.id,
-          schedule,
-          expirationDate: new Date(expirationDate),
+          schedule: reminder.schedule,
+          expirationDate: new Date(reminder.expirationDate),
           event: {
             name: reminderEvent.name,
             key: reminderEvent.key,
-            metadata: { ...reminderEvent.metadata, reminder: { schedule, expirationDate, recipients } },
+            // "its original value would be overwritten by the given notification reminder object"
+            metadata: { ...reminderEvent.metadata, reminder },
             payload: reminderEvent.payload,
           },
         }),
-      abort: (key, recipients, eventNames) => this.reminders.abort(key, recipients, eventNames),
+      abort: async (key, recipients, eventNames) => {
+        const aborted = await this.reminders.abort(key, recipients, eventNames);
+        const ids = [...new Set(aborted.map((r) => notificationId(r.eventId, r.recipient)))];
+        if (ids.length === 0) return [];
+        return this.store.notifications
+          .find({ _id: { $in: ids } })
+          .sort({ _id: 1 })
+          .toArray();
+      },
       save: async (user, part) =>
         (await this.store.notifications.findOneAndUpdate(
           { _id: notificationId(id, user.id) },

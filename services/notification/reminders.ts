@@ -125,12 +125,16 @@ export class Reminders {
 
   /**
    * Aborts the active reminders of the key (for these recipients only, and set by events of these
-   * names only, when given); answers how many. As the reference's `abortReminders`: each goes to the backend's abort (`POST /abort`
+   * names only, when given); answers the reminders it aborted. As the reference's `abortReminders`: each goes to the backend's abort (`POST /abort`
    * with its expiration id); "if the Timer Service returns a successfull response, set the
    * reminder status to ABORTED; if the Timer Service returns an error, catch it and leave the
    * reminder status to ACTIVE", here and on the notification that lists it.
    */
-  async abort(key: string, recipients?: readonly string[], eventNames?: readonly string[]): Promise<number> {
+  async abort(
+    key: string,
+    recipients?: readonly string[],
+    eventNames?: readonly string[],
+  ): Promise<Reminder[]> {
     const byRecipient = recipients ? { recipient: { $in: [...recipients] } } : {};
     const active = await this.reminders
       .find({
@@ -140,7 +144,7 @@ export class Reminders {
         ...(eventNames ? { eventId: { $in: await this.eventsNamed(key, eventNames, byRecipient) } } : {}),
       })
       .toArray();
-    let aborted = 0;
+    const aborted: Reminder[] = [];
     for (const reminder of active) {
       try {
         await this.backend.abort(reminder);
@@ -162,7 +166,7 @@ export class Reminders {
       );
       if (modifiedCount === 0) continue;
       await this.markAborted(reminder);
-      aborted++;
+      aborted.push(reminder);
     }
     return aborted;
   }

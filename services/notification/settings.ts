@@ -42,6 +42,15 @@ function rankOf(setting: NotificationSetting): number {
   return SELECTORS.reduce((rank, [field, weight]) => rank + (setting[field] === undefined ? 0 : weight), 0);
 }
 
+/**
+ * The settings sorted as the reference's `getNotificationSettings` answers them, highest
+ * precedence first: user > cluster > role > group, "recursively sorted based on the precedence of
+ * the remaining fields" (a user in a cluster before the user alone); stable among equals.
+ */
+export function byPrecedence(settings: readonly NotificationSetting[]): NotificationSetting[] {
+  return [...settings].sort((a, b) => rankOf(b) - rankOf(a));
+}
+
 /** -1 when the setting does not target the user (every selector it sets must match, and it sets one), else its rank. */
 export function precedence(setting: NotificationSetting, user: User): number {
   const matches = {

@@ -41,7 +41,7 @@ module.exports = async function handler(service, event, utils) {
 };
 `;
 
-/** Aborts its user's reminders of the event's key, with the query the payload gives; stores the count. */
+/** Aborts its user's reminders of the event's key, with the query the payload gives; keeps what it answers. */
 const CANCEL_HANDLER = `
 module.exports = async function handler(service, event, utils) {
   const [user] = await utils.getRecipients(service, { ids: [event.payload.userId] });
@@ -50,6 +50,21 @@ module.exports = async function handler(service, event, utils) {
   return [];
 };
 `;
+
+/** What a handler of `runReporting` left in `globalThis.handlerReport`. */
+let reported = 0;
+async function runReporting(
+  code: string,
+  event: { name: string; payload?: Record<string, unknown> },
+): Promise<unknown> {
+  const handlerName = `reporting-${++reported}.js`;
+  await f.store.eventSettings.insertOne({ _id: handlerName, eventName: event.name, handlerName });
+  const customHandlers = await loadCustomHandlers(folder({ [handlerName]: code }));
+  const { events } = f.instance({ customHandlers });
+  (globalThis as { handlerReport?: unknown }).handlerReport = undefined;
+  await events.process({ id: `${handlerName}-event`, key: 'k', ...event }, { type: 'test' });
+  return (globalThis as { handlerReport?: unknown }).handlerReport;
+}
 
 function folder(files: Record<string, string>): string {
   const dir = mkdtempSync(join(tmpdir(), 'custom-handlers-'));
@@ -330,7 +345,15 @@ test('abortReminders: `query.eventName` aborts only the reminders set by events 
       }[]
     ).map((r) => r.status);
   assert.deepEqual(await statuses(), { 'shipped-9': 'ACTIVE', 'delayed-9': 'ACTIVE' });
-  const aborted = () => (globalThis as { abortedByCancelHandler?: number }).abortedByCancelHandler;
+  // "Return value: An array of updated notifications" (here: event id, recipient, reminder statuses).
+  const aborted = () =>
+    (
+      (globalThis as { abortedByCancelHandler?: unknown }).abortedByCancelHandler as {
+        event: { id: string; name: string };
+        recipient: string;
+        reminders: { status: string }[];
+      }[]
+    ).map((n) => [n.event.id, n.event.name, n.recipient, n.reminders.map((r) => r.status)]);
 
   const cancel = (id: string, query: unknown) =>
     events.process(
@@ -338,19 +361,168 @@ test('abortReminders: `query.eventName` aborts only the reminders set by events 
       { type: 'test' },
     );
   await cancel('cancel-9a', { eventName: ['ACME/OrderDelayed/v1', 'ACME/Other/v1'] });
-  assert.equal(aborted(), 1);
+  assert.deepEqual(aborted(), [['delayed-9', 'ACME/OrderDelayed/v1', 'ada', ['ABORTED']]]);
   assert.deepEqual(await statuses(), { 'shipped-9': 'ACTIVE', 'delayed-9': 'ABORTED' });
   assert.deepEqual(await onNotification('delayed-9'), ['ABORTED']);
   assert.deepEqual(await onNotification('shipped-9'), ['ACTIVE']);
 
   await cancel('cancel-9b', { eventName: ['ACME/Other/v1'] });
-  assert.equal(aborted(), 0, 'no reminder set by an event of that name');
+  assert.deepEqual(aborted(), [], 'no reminder set by an event of that name');
   assert.deepEqual(await statuses(), { 'shipped-9': 'ACTIVE', 'delayed-9': 'ABORTED' });
 
   await cancel('cancel-9c', undefined);
-  assert.equal(aborted(), 1, 'no query: every active reminder of the key');
+  assert.deepEqual(
+    aborted(),
+    [['shipped-9', 'ACME/OrderShipped/v1', 'ada', ['ABORTED']]],
+    'no query: every active reminder of the key',
+  );
   assert.deepEqual(await statuses(), { 'shipped-9': 'ABORTED', 'delayed-9': 'ABORTED' });
   assert.deepEqual(await onNotification('shipped-9'), ['ABORTED']);
+});
+
+test('getRecipients: "all the user having any of the given ids and any of the given groups" (every filter passed, any value of each)', async () => {
+  const report = await runReporting(
+    `module.exports = async function handler(service, event, utils) {
+      const ids = (users) => users.map((u) => u.id).sort();
+      globalThis.handlerReport = {
+        idsAndGroup: ids(await utils.getRecipients(service, { ids: ['ada', 'cy'], groups: ['customers'] })),
+        groups: ids(await utils.getRecipients(service, { groups: ['customers', 'buyers'] })),
+        idsAndOtherGroup: ids(await utils.getRecipients(service, { ids: ['ada'], groups: ['buyers'] })),
+      };
+    };`,
+    { name: 'ACME/Recipients/v1' },
+  );
+  assert.deepEqual(report, {
+    idsAndGroup: ['ada'],
+    groups: ['ada', 'bob', 'cy'],
+    idsAndOtherGroup: [],
+  });
+});
+
+test('getNotificationSettings: sorted by precedence (user > cluster > role > group); emitters filter only when given', async () => {
+  const eventName = 'ACME/Settings/v1';
+  const setting = (_id: string, fields: Record<string, unknown>) => ({
+    _id,
+    eventName,
+    templateName: 'shipped',
+    channels: ['email'],
+    ...fields,
+  });
+  // Stored lowest precedence first; one for another user; one for the emitter `shop` only.
+  await f.store.notificationSettings.insertMany([
+    setting('set-group', { group: 'customers' }),
+    setting('set-shop', { group: 'customers', emitters: ['shop'], templateName: 'arriving' }),
+    setting('set-role', { role: 'admin' }),
+    setting('set-user', { user: 'ada' }),
+    setting('set-bob', { user: 'bob' }),
+  ]);
+  const report = await runReporting(
+    `module.exports = async function handler(service, event, utils) {
+      const [ada] = await utils.getRecipients(service, { ids: ['ada'] });
+      const ids = (settings) => settings.map((s) => s._id);
+      globalThis.handlerReport = {
+        ada: ids(await utils.getNotificationSettings(service, event, ada)),
+        adaFromShop: ids(await utils.getNotificationSettings(service, event, ada, ['shop'])),
+        adaFromElsewhere: ids(await utils.getNotificationSettings(service, event, ada, ['kiosk'])),
+        anyone: ids(await utils.getNotificationSettings(service, event)),
+      };
+    };`,
+    { name: eventName },
+  );
+  assert.deepEqual(report, {
+    ada: ['set-user', 'set-group', 'set-shop'],
+    adaFromShop: ['set-user', 'set-group', 'set-shop'],
+    adaFromElsewhere: ['set-user', 'set-group'],
+    anyone: ['set-user', 'set-bob', 'set-role', 'set-group', 'set-shop'],
+  });
+});
+
+test('sendMessages and setReminders with an empty list: "no record is stored in the notifications CRUD"', async () => {
+  const report = (await runReporting(
+    `module.exports = async function handler(service, event, utils) {
+      const [ada] = await utils.getRecipients(service, { ids: ['ada'] });
+      const sent = await utils.sendMessages(service, event, ada, []);
+      const set = await utils.setReminders(service, event, ada, []);
+      globalThis.handlerReport = { sent, set };
+    };`,
+    { name: 'ACME/Nothing/v1' },
+  )) as Record<string, { recipient: string; messages: unknown[]; reminders: unknown[] }>;
+  assert.deepEqual(
+    Object.values(report).map((n) => [n.recipient, n.messages, n.reminders]),
+    [
+      ['ada', [], []],
+      ['ada', [], []],
+    ],
+  );
+  assert.equal(
+    await f.store.notifications.countDocuments({ 'event.name': 'ACME/Nothing/v1' }),
+    0,
+    'nothing stored',
+  );
+});
+
+test('mergeNotifications: exactly one is returned as is; none gives zero messages, reminders and failures; several have all their failures', async () => {
+  const report = (await runReporting(
+    `module.exports = async function handler(service, event, utils) {
+      const [ada] = await utils.getRecipients(service, { ids: ['ada'] });
+      const one = { event, recipient: 'ada', messages: [{ channel: 'email' }], reminders: [], failures: [{ error: 'a' }] };
+      const two = { event, recipient: 'ada', messages: [], reminders: [{ schedule: 'P1D' }], failures: [{ error: 'b' }] };
+      const merged = utils.mergeNotifications(service, event, ada, [one, two]);
+      globalThis.handlerReport = {
+        same: utils.mergeNotifications(service, event, ada, [one]) === one,
+        none: utils.mergeNotifications(service, event, ada, []),
+        merged: [merged.messages, merged.reminders, merged.failures],
+      };
+    };`,
+    { name: 'ACME/Merge/v1' },
+  )) as { same: boolean; none: Record<string, unknown>; merged: unknown };
+  assert.equal(report.same, true, 'the exact same notification');
+  assert.deepEqual(
+    [report.none.recipient, report.none.messages, report.none.reminders, report.none.failures],
+    ['ada', [], [], []],
+  );
+  assert.deepEqual(report.merged, [
+    [{ channel: 'email' }],
+    [{ schedule: 'P1D' }],
+    [{ error: 'a' }, { error: 'b' }],
+  ]);
+});
+
+test('sendNotification(service, event, user, notification): one notification setting’s messages sent, "the details about the notification sent" answered', async () => {
+  const before = f.smtp.messages.length;
+  const report = (await runReporting(
+    `module.exports = async function handler(service, event, utils) {
+      const [ada] = await utils.getRecipients(service, { ids: ['ada'] });
+      const setting = { eventName: event.name, group: 'customers', templateName: 'shipped', channels: ['email'] };
+      globalThis.handlerReport = await utils.sendNotification(service, event, ada, setting);
+    };`,
+    { name: 'ACME/OneSetting/v1', payload: { order: 'A-7' } },
+  )) as { recipient: string; messages: { channel: string; templateName: string; status: string }[] };
+  assert.deepEqual(f.mailsSince(before), ['Order A-7 shipped, Ada → ada']);
+  assert.deepEqual(
+    [report.recipient, report.messages.map((m) => [m.channel, m.templateName, m.status])],
+    ['ada', [['email', 'shipped', 'SUCCESS']]],
+  );
+});
+
+test('setReminders: the reminder event’s `metadata.reminder` is "the given notification reminder object", `triggers` included', async () => {
+  f.clock = new Date('2026-03-01T08:00:00Z');
+  const reminder = {
+    expirationDate: '2026-03-20T09:30:00.000Z',
+    schedule: 'P1D',
+    recipients: ['ada'],
+    triggers: ['notification-setting-12345'],
+  };
+  await runReporting(
+    `module.exports = async function handler(service, event, utils) {
+      const [ada] = await utils.getRecipients(service, { ids: ['ada'] });
+      await utils.setReminders(service, event, ada, [${JSON.stringify(reminder)}]);
+    };`,
+    { name: 'ACME/Triggered/v1', payload: {} },
+  );
+  const [set, ...more] = await f.store.reminders.find({ 'event.name': 'ACME/Triggered/v1' }).toArray();
+  assert.equal(more.length, 0);
+  assert.deepEqual(set?.event.metadata?.reminder, reminder);
 });
 
 test.run();
