@@ -230,11 +230,13 @@ export const strings: BuiltinTable = {
   format_int: {
     arity: 2,
     fn: (args, name) => {
-      const n = num(name, args, 0);
+      mustBe(name, 0, args[0]!, 'number');
+      const n = args[0] as number | bigint;
       const base = num(name, args, 1);
       if (![2, 8, 10, 16].includes(base))
         throw builtinError(`${name}: operand 2 must be one of {2, 8, 10, 16}`);
-      return Math.trunc(n).toString(base);
+      // As OPA (a big.Int truncated toward zero): every digit, also beyond 2^53, never `1e+21`.
+      return (typeof n === 'bigint' ? n : BigInt(Math.trunc(n))).toString(base);
     },
   },
   to_number: {

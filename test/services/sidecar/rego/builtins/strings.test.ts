@@ -1,5 +1,5 @@
 /**
- * `to_number` and `strings.replace_n` as OPA documents them (topdown/casts.go, Go's
+ * `to_number`, `strings.replace_n` and `format_int` as OPA documents them (topdown/casts.go, Go's
  * strings.NewReplacer), beyond the shared conformance pack.
  */
 import * as assert from 'node:assert/strict';
@@ -74,6 +74,21 @@ test('replace_n: keys and values must be strings', () => {
     'eval_type_error: strings.replace_n: operand 1 non-string value found in pattern object',
   );
   assert.equal(value('strings.replace_n({}, "same")'), 'same');
+});
+
+test('format_int: truncated toward zero, every digit beyond 2^53 (OPA formats a big.Int)', () => {
+  assert.equal(value('format_int(-3.9, 10)'), '-3');
+  assert.equal(value('format_int(255.5, 16)'), 'ff');
+  assert.equal(value('format_int(-5, 2)'), '-101');
+  // 2^70, an exact double: JS's toString would print 1.1805916207174113e+21.
+  assert.equal(value('format_int(1180591620717411303424, 10)'), '1180591620717411303424');
+  // 2^53 + 1, an exact integer only as a BigInt: a double would print 9007199254740992.
+  assert.equal(value('format_int(9007199254740993, 10)'), '9007199254740993');
+  assert.equal(value('format_int(1180591620717411303424, 16)'), '400000000000000000');
+  assert.equal(
+    failure('format_int(1, 3)'),
+    'eval_builtin_error: format_int: operand 2 must be one of {2, 8, 10, 16}',
+  );
 });
 
 test.run();
