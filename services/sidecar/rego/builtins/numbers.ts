@@ -3,20 +3,57 @@ import { builtinError, typeError } from '../errors.ts';
 import { RegoSet, typeName, type Value } from '../values.ts';
 import { type BuiltinTable, mustBe, num } from './types.ts';
 
-function arith(f: (a: number, b: number) => number | undefined) {
+/** A number's exact integer value, or undefined when it has a fraction. */
+function integerOf(v: Value): bigint | undefined {
+  if (typeof v === 'bigint') return v;
+  return Number.isInteger(v) ? BigInt(v as number) : undefined;
+}
+
+/** An integer as a double when that is exact, else as a BigInt (the engine's number forms). */
+function narrowed(r: bigint): number | bigint {
+  return r >= Number.MIN_SAFE_INTEGER && r <= Number.MAX_SAFE_INTEGER ? Number(r) : r;
+}
+
+/**
+ * `+`, `-`, `*` and `%` on two numbers, as OPA's `arithOp`: on integers of any size the result
+ * is exact (a big.Int); doubles would round `9007199254740993 * 3`. The double result is used
+ * whenever it is itself exact, which is every case within 2^53.
+ */
+function arithmetic(
+  a: Value,
+  b: Value,
+  float: (x: number, y: number) => number,
+  exact: (x: bigint, y: bigint) => bigint,
+) {
+  if (typeof a === 'number' && typeof b === 'number') {
+    const r = float(a, b);
+    if (Number.isSafeInteger(r) || !Number.isInteger(a) || !Number.isInteger(b)) return r;
+  }
+  const x = integerOf(a);
+  const y = integerOf(b);
+  return x === undefined || y === undefined ? float(Number(a), Number(b)) : narrowed(exact(x, y));
+}
+
+function arith(float: (x: number, y: number) => number, exact: (x: bigint, y: bigint) => bigint) {
   return {
     arity: 2,
     fn: (args: Value[], name: string) => {
-      const a = num(name, args, 0);
-      const b = num(name, args, 1);
-      return f(a, b);
+      mustBe(name, 0, args[0]!, 'number');
+      mustBe(name, 1, args[1]!, 'number');
+      return arithmetic(args[0]!, args[1]!, float, exact);
     },
   };
 }
 
 export const numbers: BuiltinTable = {
-  plus: arith((a, b) => a + b),
-  mul: arith((a, b) => a * b),
+  plus: arith(
+    (x, y) => x + y,
+    (x, y) => x + y,
+  ),
+  mul: arith(
+    (x, y) => x * y,
+    (x, y) => x * y,
+  ),
   div: {
     arity: 2,
     fn: (args, name) => {
@@ -29,12 +66,14 @@ export const numbers: BuiltinTable = {
   rem: {
     arity: 2,
     fn: (args, name) => {
-      const a = num(name, args, 0);
-      const b = num(name, args, 1);
-      if (!Number.isInteger(a) || !Number.isInteger(b))
-        throw builtinError('rem: modulo on floating-point number');
-      if (b === 0) throw builtinError('rem: modulo by zero');
-      return a % b;
+      mustBe(name, 0, args[0]!, 'number');
+      mustBe(name, 1, args[1]!, 'number');
+      const [a, b] = [integerOf(args[0]!), integerOf(args[1]!)];
+      if (a === undefined || b === undefined) throw builtinError('rem: modulo on floating-point number');
+      if (b === 0n) throw builtinError('rem: modulo by zero');
+      return typeof args[0] === 'number' && typeof args[1] === 'number'
+        ? (args[0] as number) % (args[1] as number)
+        : narrowed(a % b);
     },
   },
   minus: {
@@ -42,7 +81,13 @@ export const numbers: BuiltinTable = {
     fn: ([a, b], name) => {
       if (a instanceof RegoSet && b instanceof RegoSet)
         return new RegoSet(a.values().filter((v) => !b.has(v)));
-      if (typeName(a!) === 'number' && typeName(b!) === 'number') return Number(a) - Number(b);
+      if (typeName(a!) === 'number' && typeName(b!) === 'number')
+        return arithmetic(
+          a!,
+          b!,
+          (x, y) => x - y,
+          (x, y) => x - y,
+        );
       if (typeName(a!) === 'number' || a instanceof RegoSet) {
         mustBe(name, 1, b!, typeName(a!));
       }

@@ -65,4 +65,18 @@ test('jsonText: BigInts and integer doubles beyond 2^53 with their digits, else 
   assert.equal(toJSONText(2n ** 64n), '18446744073709551616');
 });
 
+test('arithmetic on integers beyond 2^53 is exact, as OPA’s arithOp (big.Int)', () => {
+  // Each of these is off by one or more in doubles.
+  assert.equal(value('json.marshal(9007199254740993 * 3)'), '27021597764222979');
+  assert.equal(value('json.marshal(1180591620717411303424 * 2 + 1)'), '2361183241434822606849');
+  assert.equal(value('json.marshal(9007199254740993 - 2)'), '9007199254740991');
+  assert.equal(value('9007199254740993 - 9007199254740992'), 1);
+  assert.equal(value('18446744073709551616 % 7'), 2);
+  assert.equal(value('10 % 18446744073709551616'), 10);
+  assert.equal(value('1180591620717411303424 * 2 + 1 == 2361183241434822606849'), true);
+  // Fractions stay doubles; small integers as before.
+  assert.equal(value('0.1 + 0.2'), 0.30000000000000004);
+  assert.equal(value('-7 % 3'), -1);
+});
+
 test.run();
