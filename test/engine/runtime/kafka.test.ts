@@ -61,6 +61,18 @@ function kafkaConfig(attempt: number): Config {
   });
 }
 
+/** The engines' last log lines (info and up, or `LOG_LEVEL`), shown when a wait times out. */
+const recentLogs: string[] = [];
+const logger = pino(
+  { level: process.env.LOG_LEVEL ?? 'info' },
+  {
+    write(line: string) {
+      recentLogs.push(line);
+      if (recentLogs.length > 60) recentLogs.shift();
+    },
+  },
+);
+
 async function start(config: Config): Promise<{ engine: RunningEngine; store: MongoStore }> {
   const compiled = compileConfig(config);
   const secrets = await resolveSecrets(config);
@@ -75,7 +87,7 @@ async function start(config: Config): Promise<{ engine: RunningEngine; store: Mo
     compiled,
     broker: createKafkaBroker({ properties: clients.producer }),
     store,
-    logger: pino({ level: process.env.LOG_LEVEL ?? 'silent' }),
+    logger,
     clients,
     deadLetterTopics: deadLetterTopics(config),
     maxBatchSize: 200,
@@ -89,7 +101,10 @@ async function start(config: Config): Promise<{ engine: RunningEngine; store: Mo
  *  cores, and four groups may take several rebalances. */
 async function until(what: string, check: () => Promise<boolean>, timeoutMs = 90_000) {
   for (const deadline = Date.now() + timeoutMs; !(await check()); ) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `timed out waiting until ${what}; the engines' last log lines:\n${recentLogs.join('')}`,
+      );
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
