@@ -41,6 +41,13 @@ const REBALANCE_COMMIT_RETRY_MS = 30_000;
 const COMMIT_RETRY_DELAY_MS = 100;
 
 /**
+ * Longest delay between two polls of an idle consumer: how late it can see the first message
+ * after a quiet spell. Each empty poll costs tens of microseconds of CPU, so an idle consumer
+ * polling every 20 ms costs about 0.1 % of a core.
+ */
+const IDLE_POLL_MAX_MS = 20;
+
+/**
  * A consumer-group member on node-rdkafka's `KafkaConsumer` in non-flowing mode.
  *
  * librdkafka serves commit results and rebalances only while the application polls
@@ -59,6 +66,8 @@ export class KafkaBrokerConsumer implements BrokerConsumer {
   /** Messages a poll returned after its `consume` was aborted: the next `consume` returns them first. */
   #stash: ConsumedMessage[] = [];
   #poll: Promise<void> | null = null;
+  /** The current delay between empty polls; 0 after a poll that returned messages. */
+  #idleDelayMs = 0;
   #closing = false;
 
   constructor(options: {
@@ -95,6 +104,15 @@ export class KafkaBrokerConsumer implements BrokerConsumer {
     this.#client.subscribe([...topics]);
   }
 
+  /**
+   * Returns at once what librdkafka has fetched (up to `max`); when it has nothing, polls again
+   * after a short idle delay (1 ms, doubling up to {@link IDLE_POLL_MAX_MS}) until a message
+   * arrives or `timeoutMs` passed. Never a blocking poll: node-rdkafka runs each `consume` on
+   * libuv's pool of 4 threads, and a consumer blocked there waiting for messages holds a thread
+   * that every other consumer, lag query and file write of the process needs (an engine has a
+   * consumer per node); its `consume(n)` also applies the timeout to every message, not the first,
+   * which would hold a trickle back until `n` messages came.
+   */
   async consume(max: number, timeoutMs: number, signal?: AbortSignal): Promise<ConsumedMessage[]> {
     while (this.#poll) await this.#poll;
     if (this.#stash.length > 0) return this.#stash.splice(0, max);
@@ -106,24 +124,45 @@ export class KafkaBrokerConsumer implements BrokerConsumer {
         resolve([]);
       };
       signal?.addEventListener('abort', onAbort, { once: true });
-      this.#client.setDefaultConsumeTimeout(timeoutMs);
-      this.#poll = new Promise<void>((pollDone) => {
-        this.#client.consume(max, (err, messages) => {
+      const poll = async () => {
+        const deadline = Date.now() + timeoutMs;
+        for (;;) {
+          const messages = await this.#consumeNow(max);
+          if (messages.length > 0) {
+            this.#idleDelayMs = 0;
+            return messages.map(toConsumedMessage);
+          }
+          const left = deadline - Date.now();
+          if (aborted || left <= 0) return [];
+          this.#idleDelayMs = Math.min(IDLE_POLL_MAX_MS, Math.max(1, this.#idleDelayMs * 2));
+          await sleep(Math.min(this.#idleDelayMs, left), undefined, { signal }).catch(() => undefined);
+        }
+      };
+      this.#poll = poll().then(
+        (converted) => {
           this.#poll = null;
-          pollDone();
           signal?.removeEventListener('abort', onAbort);
           this.#settleCommitsIfIdle();
-          if (err) {
-            if (!aborted)
-              reject(new KafkaClientError(`consuming as group ${this.groupId} from ${this.#servers}`, err));
-            return;
-          }
-          const converted = messages.map(toConsumedMessage);
           if (aborted) this.#stash.push(...converted);
           else resolve(converted);
-        });
-      });
+        },
+        (err: LibrdKafkaError) => {
+          this.#poll = null;
+          signal?.removeEventListener('abort', onAbort);
+          this.#settleCommitsIfIdle();
+          if (!aborted)
+            reject(new KafkaClientError(`consuming as group ${this.groupId} from ${this.#servers}`, err));
+        },
+      );
     });
+  }
+
+  /** What librdkafka has fetched, up to `max` messages, without waiting (a timeout of 0). */
+  #consumeNow(max: number): Promise<Message[]> {
+    this.#client.setDefaultConsumeTimeout(0);
+    return new Promise((resolve, reject) =>
+      this.#client.consume(max, (err, messages) => (err ? reject(err) : resolve(messages))),
+    );
   }
 
   /**
@@ -205,25 +244,27 @@ export class KafkaBrokerConsumer implements BrokerConsumer {
           : resolve(offsets),
       ),
     );
-    return Promise.all(
-      committed.map(async ({ topic, partition, offset }) => {
-        const { lowOffset, highOffset } = await new Promise<Kafka.WatermarkOffsets>((resolve, reject) =>
-          this.#client.queryWatermarkOffsets(topic, partition, this.#timeoutMs, (err, watermarks) =>
-            err
-              ? reject(new KafkaClientError(`reading watermarks of ${topic}[${partition}]`, err))
-              : resolve(watermarks),
-          ),
-        );
-        const hasCommitted = offset >= 0;
-        return {
-          topic,
-          partition,
-          committed: hasCommitted ? offset : -1,
-          high: highOffset,
-          lag: Math.max(0, highOffset - (hasCommitted ? offset : lowOffset)),
-        };
-      }),
-    );
+    // One partition after another: each query is a broker round trip on one of libuv's 4 pool
+    // threads, and queries in parallel would hold them all while the consumers need them.
+    const lags: PartitionLag[] = [];
+    for (const { topic, partition, offset } of committed) {
+      const { lowOffset, highOffset } = await new Promise<Kafka.WatermarkOffsets>((resolve, reject) =>
+        this.#client.queryWatermarkOffsets(topic, partition, this.#timeoutMs, (err, watermarks) =>
+          err
+            ? reject(new KafkaClientError(`reading watermarks of ${topic}[${partition}]`, err))
+            : resolve(watermarks),
+        ),
+      );
+      const hasCommitted = offset >= 0;
+      lags.push({
+        topic,
+        partition,
+        committed: hasCommitted ? offset : -1,
+        high: highOffset,
+        lag: Math.max(0, highOffset - (hasCommitted ? offset : lowOffset)),
+      });
+    }
+    return lags;
   }
 
   async disconnect(): Promise<void> {
