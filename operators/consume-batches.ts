@@ -2,9 +2,11 @@
  * The source of a pipeline: subscribes `consumer` to `topics` and emits batches of at most
  * `maxBatchSize` messages, each carrying the acknowledgement `commitAcknowledged` commits from.
  *
- * Backpressure: while `maxInFlight` batches are unacknowledged, or while `paused` says so, the
- * assigned partitions are paused and polling continues (so the consumer stays in its group);
- * messages already fetched wait in order, nothing is dropped or read twice.
+ * Backpressure: while `maxInFlight` batches are unacknowledged the source stops polling, so the
+ * client keeps what it fetched ahead (a Kafka pause would discard it, and fetch it again on
+ * resume). Only when that lasts longer than `pauseAfterMs`, or while `paused` says so (the control
+ * plane), are the assigned partitions paused and polling resumed, so that the consumer serves its
+ * group's rebalances and commits; nothing is dropped or read twice either way.
  * Rebalances are reported to `events`; before a revocation completes, the source waits (up to
  * `revokeTimeoutMs`) for the revoked partitions' batches to be acknowledged and commits them.
  * Unsubscribing stops polling at once; `drain` emitting stops reading and completes the stream,
@@ -29,10 +31,15 @@ import { OffsetTracker } from './offset-tracker.ts';
 export interface ConsumeBatchesOptions {
   readonly topics: readonly string[];
   readonly maxBatchSize: number;
-  /** Unacknowledged batches allowed before the source pauses its partitions. */
+  /** Unacknowledged batches allowed before the source stops reading. */
   readonly maxInFlight: number;
-  /** How long one poll waits for messages; default 100 ms. */
+  /** Longest wait of one poll for its first message; default 100 ms. */
   readonly pollTimeoutMs?: number;
+  /**
+   * How long the source may stop polling for backpressure before it pauses its partitions and
+   * polls again (a consumer that does not poll serves no rebalance); default 1000 ms.
+   */
+  readonly pauseAfterMs?: number;
   /** `true` pauses consumption (control plane), `false` resumes it. */
   readonly paused?: Observable<boolean>;
   /** Receives every assignment and revocation. */
@@ -43,6 +50,19 @@ export interface ConsumeBatchesOptions {
   readonly revokeTimeoutMs?: number;
   /** Reports a failed commit during a revocation (the next owner re-reads those messages). */
   readonly onRevokeError?: (error: unknown) => void;
+  /** Told of each poll, wait and pause, for metrics (`streamfold_poll_*`, `streamfold_partition_pauses_total`). */
+  readonly observer?: ConsumeObserver;
+}
+
+/** What a source did, for metrics: the figures that tell where a pipeline's time goes. */
+export interface ConsumeObserver {
+  /** A poll returned `count` messages (0: it timed out) after `ms`. */
+  polled?(count: number, ms: number): void;
+  /** The source did not poll for `ms` because every in-flight slot was taken. */
+  waited?(ms: number): void;
+  /** Partitions were paused (a long backpressure or the control plane) or resumed. */
+  paused?(partitions: number): void;
+  resumed?(partitions: number): void;
 }
 
 export function consumeBatches(
@@ -50,38 +70,67 @@ export function consumeBatches(
   options: ConsumeBatchesOptions,
 ): Observable<Batch<ConsumedMessage>> {
   const pollTimeoutMs = options.pollTimeoutMs ?? 100;
+  const pauseAfterMs = options.pauseAfterMs ?? 1000;
   const revokeTimeoutMs = options.revokeTimeoutMs ?? 30_000;
+  const observer = options.observer;
   return new Observable((subscriber) => {
     const tracker = new OffsetTracker();
     const stopPolling = new AbortController();
     const subscriptions: Subscription[] = [];
+    /** Messages polled and not emitted yet (a poll that ended after the control plane paused). */
     let buffer: ConsumedMessage[] = [];
     let pausedByControl = false;
     let partitionsPaused = false;
     let stopped = false;
     let emitting = false;
+    /** Wakes the polling loop waiting for room (an acknowledgement, the control plane, a stop). */
+    let wake: (() => void) | null = null;
 
-    const canEmit = () => !stopped && !pausedByControl && tracker.inFlight < options.maxInFlight;
+    const hasRoom = () => !pausedByControl && tracker.inFlight < options.maxInFlight;
 
-    const syncPause = () => {
-      const wanted = !canEmit();
-      if (wanted === partitionsPaused || stopped) return;
-      partitionsPaused = wanted;
-      if (wanted) consumer.pause(consumer.assignment());
-      else consumer.resume(consumer.assignment());
+    const setPaused = (pause: boolean) => {
+      if (pause === partitionsPaused) return;
+      partitionsPaused = pause;
+      const assigned = consumer.assignment();
+      if (pause) {
+        consumer.pause(assigned);
+        observer?.paused?.(assigned.length);
+      } else {
+        consumer.resume(assigned);
+        observer?.resumed?.(assigned.length);
+      }
     };
 
     const emit = () => {
       if (emitting) return; // Re-entered from a synchronous acknowledgement: the loop below continues.
       emitting = true;
-      while (canEmit() && buffer.length > 0) {
+      while (!stopped && hasRoom() && buffer.length > 0) {
         const items = buffer.length <= options.maxBatchSize ? buffer : buffer.slice(0, options.maxBatchSize);
         buffer = items === buffer ? [] : buffer.slice(options.maxBatchSize);
         subscriber.next({ items, acks: [tracker.track(items)] });
       }
       emitting = false;
-      syncPause();
+      if (hasRoom() || stopped) {
+        const woken = wake;
+        wake = null;
+        woken?.();
+      }
     };
+
+    /** Resolves true once there is room, false after `ms` without (or at once when `ms` is 0). */
+    const roomWithin = (ms: number) =>
+      new Promise<boolean>((resolve) => {
+        if (hasRoom() || stopped) return resolve(true);
+        if (ms <= 0) return resolve(false);
+        const timer = setTimeout(() => {
+          wake = null;
+          resolve(false);
+        }, ms);
+        wake = () => {
+          clearTimeout(timer);
+          resolve(true);
+        };
+      });
 
     const waitUntilSettled = (partitions: readonly TopicPartition[]) =>
       new Promise<void>((resolve) => {
@@ -119,6 +168,7 @@ export function consumeBatches(
     const stop = () => {
       stopped = true;
       stopPolling.abort();
+      emit();
     };
 
     subscriptions.push(
@@ -128,6 +178,8 @@ export function consumeBatches(
             options.paused.subscribe((paused) => {
               pausedByControl = paused;
               emit();
+              // Paused: stop fetching now, not after the backpressure's grace period.
+              if (paused && !stopped) setPaused(true);
             }),
           ]
         : []),
@@ -145,8 +197,19 @@ export function consumeBatches(
 
     (async () => {
       while (!stopped) {
+        if (!hasRoom() && !partitionsPaused) {
+          const started = Date.now();
+          const room = await roomWithin(pausedByControl ? 0 : pauseAfterMs);
+          observer?.waited?.(Date.now() - started);
+          if (stopped) break;
+          if (!room) setPaused(true);
+          continue;
+        }
+        if (hasRoom() && partitionsPaused) setPaused(false);
+        const started = Date.now();
         const messages = await consumer.consume(options.maxBatchSize, pollTimeoutMs, stopPolling.signal);
         if (stopped) break;
+        observer?.polled?.(messages.length, Date.now() - started);
         if (messages.length > 0) {
           if (buffer.length === 0) buffer = messages;
           else for (const message of messages) buffer.push(message);
