@@ -82,7 +82,7 @@ export async function runNaive(options: {
       const batch = await consumer.consume(1000, 20);
       for (const message of batch) {
         const node = nodeOf.get(message.topic) as string;
-        await storeInputBatch(ctx, node, [message], (heads) => recomputeHeads(ctx, heads));
+        await recomputeHeads(ctx, await storeInputBatch(ctx, node, [message]));
       }
       await consumer.commit(nextOffsets(batch));
     }

@@ -1,4 +1,4 @@
-import { concatMap, map, type Observable } from 'rxjs';
+import { concatMap, map, mergeMap, type Observable } from 'rxjs';
 import {
   type Batch,
   commitAcknowledged,
@@ -14,7 +14,7 @@ import {
   mergeInternalUpdates,
 } from '../internal-updates/message.ts';
 import type { RuntimeContext } from './context.ts';
-import { processInputBatch } from './process-input.ts';
+import { startInputBatch } from './process-input.ts';
 import { recomputeHeads } from './recompute.ts';
 
 export interface PipelineOptions {
@@ -30,7 +30,8 @@ export interface PipelineOptions {
 
 /**
  * One consumer node: read batches, store them, publish internal updates, then commit
- * (`engine.md` §6, §7). A batch is committed only after everything it caused is acknowledged.
+ * (`engine.md` §6, §7). A batch is committed only after everything it caused is acknowledged;
+ * later batches may be acknowledged first (the offset tracker commits the acknowledged prefix).
  */
 export function inputPipeline(
   ctx: RuntimeContext,
@@ -47,8 +48,11 @@ export function inputPipeline(
     ...(options.paused ? { paused: options.paused } : {}),
     ...(options.events ? { events: options.events } : {}),
   }).pipe(
-    concatMap(async (batch) => {
-      await processInputBatch(ctx, nodeId, batch.items);
+    // Batches are stored one after another, in order; their acknowledgements are awaited side by
+    // side (the source's `maxInFlight` bounds how many), so the next batch is stored meanwhile.
+    concatMap(async (batch) => ({ batch, started: await startInputBatch(ctx, nodeId, batch.items) })),
+    mergeMap(async ({ batch, started }) => {
+      await started.acknowledged;
       return batch;
     }),
     commitAcknowledged(consumer, { intervalMs: options.commitIntervalMs }),

@@ -19,25 +19,53 @@ export async function processInputBatch(
   nodeId: string,
   messages: readonly ConsumedMessage[],
 ): Promise<void> {
-  const published = await storeInputBatch(ctx, nodeId, messages, async (updates) => {
-    const records = routeInternalUpdates(ctx.internalRoute, updates);
-    await Promise.all(records.map((record) => ctx.internalProducer.produce(record)));
-  });
-  ctx.metrics.produced.inc({ kind: 'internal-update' }, published);
+  await (await startInputBatch(ctx, nodeId, messages)).acknowledged;
+}
+
+/** A batch stored, whose internal updates the producer has; they are acknowledged later. */
+export interface StartedInputBatch {
+  /** Settles once the broker acknowledged every internal update of the batch. */
+  readonly acknowledged: Promise<void>;
 }
 
 /**
- * The store side of an input batch: parse, dead letters, one bulk write, one upward walk; then
- * `deliver` gets the heads it affects, in the same retried step as the write (the engine
- * publishes them as internal updates; the benchmark's naive peer recomputes them at once).
- * Resolves with how many heads were delivered.
+ * The first part of {@link processInputBatch}: resolves once the batch is stored and its
+ * internal updates are handed to the producer, in order, before their acknowledgement. The
+ * input pipeline stores the next batch while this one's acknowledgements are on their way:
+ * waiting for them in between left the pipeline idle for a broker round trip per batch.
+ *
+ * A failed delivery sends the same records again rather than storing the batch again: a later
+ * batch may already have written newer versions of its keys, which a repeated write would undo.
+ * The order of internal updates does not matter (each only says "recompute this head from the
+ * store"), so a repeated delivery after a later batch's is right.
+ */
+export async function startInputBatch(
+  ctx: RuntimeContext,
+  nodeId: string,
+  messages: readonly ConsumedMessage[],
+): Promise<StartedInputBatch> {
+  const updates = await storeInputBatch(ctx, nodeId, messages);
+  const records = routeInternalUpdates(ctx.internalRoute, updates);
+  const acknowledged = retryBatch(ctx.logger, nodeId, () =>
+    Promise.all(records.map((record) => ctx.internalProducer.produce(record))),
+  ).then(() => {
+    ctx.metrics.produced.inc({ kind: 'internal-update' }, records.length);
+  });
+  // Awaited by the pipeline; a rejection before that must not count as unhandled.
+  acknowledged.catch(() => undefined);
+  return { acknowledged };
+}
+
+/**
+ * The store side of an input batch: parse, dead letters, one bulk write, one upward walk.
+ * Resolves with the heads it affects (the engine publishes them as internal updates; the
+ * benchmark's naive peer recomputes them at once).
  */
 export async function storeInputBatch(
   ctx: RuntimeContext,
   nodeId: string,
   messages: readonly ConsumedMessage[],
-  deliver: (updates: readonly InternalUpdate[]) => Promise<void>,
-): Promise<number> {
+): Promise<InternalUpdate[]> {
   const end = ctx.metrics.batchSeconds.startTimer({ pipeline: nodeId });
   ctx.metrics.consumed.inc({ node: nodeId }, messages.length);
   const latest = new Map<string, ChangeEvent>();
@@ -75,7 +103,7 @@ export async function storeInputBatch(
     await retryBatch(ctx.logger, nodeId, () => Promise.all(deadLetters.map((r) => ctx.producer.produce(r))));
     ctx.metrics.produced.inc({ kind: 'dead-letter' }, deadLetters.length);
   }
-  let delivered = 0;
+  let updates: InternalUpdate[] = [];
   if (latest.size > 0) {
     const events = [...latest.values()];
     const isHead = ctx.topology.nodes.get(nodeId)?.in.length === 0;
@@ -88,15 +116,13 @@ export async function storeInputBatch(
             events.map((e) => e.ck),
           ),
         );
-    delivered = await retryBatch(ctx.logger, nodeId, async () => {
-      const found = await applyChanges(ctx, nodeId, events, isHead, old, befores);
-      await deliver(found);
-      return found.length;
-    });
+    updates = await retryBatch(ctx.logger, nodeId, () =>
+      applyChanges(ctx, nodeId, events, isHead, old, befores),
+    );
   }
   ctx.metrics.storeRoundTrips.set(ctx.store.counters.roundTrips);
   end();
-  return delivered;
+  return updates;
 }
 
 /**
