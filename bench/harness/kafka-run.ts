@@ -21,6 +21,7 @@ import { feed } from './feed.ts';
 import { startKafkaEcho } from './kafka-echo.ts';
 import { startKafkaEngine } from './kafka-engine.ts';
 import { readOutput } from './kafka-output.ts';
+import { startKafkaRawPipe } from './kafka-raw-pipe.ts';
 import { type KafkaTarget, type RunTopics, runTopics, until } from './kafka-target.ts';
 import { createRunTopics } from './kafka-topics.ts';
 import { inputLatencies, type LatencySummary, type OutputStamp, percentile } from './latency.ts';
@@ -28,7 +29,10 @@ import { measureLoad } from './load.ts';
 import { processCpuSeconds } from './proc-cpu.ts';
 import { runAsChild } from './run-child.ts';
 
-export type KafkaTargetName = 'echo' | 'memory' | 'mongo';
+export type KafkaTargetName = 'raw' | 'echo' | 'memory' | 'mongo';
+
+/** Targets that pass each input through both hops as it is (their latency is per echoed input). */
+const PIPES: ReadonlySet<KafkaTargetName> = new Set(['raw', 'echo']);
 
 export interface KafkaRunSpec {
   readonly workload: WorkloadId;
@@ -96,22 +100,24 @@ export async function runKafka(spec: KafkaRunSpec): Promise<KafkaRunResult> {
   const metrics = createEngineMetrics({ defaultMetrics: false });
   let store: Store | undefined;
   const target: KafkaTarget =
-    spec.target === 'echo'
-      ? await startKafkaEcho(broker, topics, spec.runId)
-      : await startKafkaEngine({
-          broker,
-          bootstrap: spec.bootstrap,
-          workload,
-          topics,
-          runId: spec.runId,
-          metrics,
-          store: (layout) => {
-            store = mongo
-              ? new MongoStore({ ...layout, url: mongo.url, database: mongo.database })
-              : new MemoryStore(layout);
-            return store;
-          },
-        });
+    spec.target === 'raw'
+      ? await startKafkaRawPipe(spec.bootstrap, topics, spec.runId)
+      : spec.target === 'echo'
+        ? await startKafkaEcho(broker, topics, spec.runId)
+        : await startKafkaEngine({
+            broker,
+            bootstrap: spec.bootstrap,
+            workload,
+            topics,
+            runId: spec.runId,
+            metrics,
+            store: (layout) => {
+              store = mongo
+                ? new MongoStore({ ...layout, url: mongo.url, database: mongo.database })
+                : new MemoryStore(layout);
+              return store;
+            },
+          });
   try {
     await until('every consumer is assigned', () => target.ready(), target, 60_000);
     const brokerCpu = () => (spec.brokerPid ? processCpuSeconds(spec.brokerPid) : 0);
@@ -193,7 +199,7 @@ async function outputFigures(
       last = Math.max(last, m.timestamp ?? 0);
       bytes += m.value?.length ?? 0;
       if (!spec.rate) return;
-      if (spec.target === 'echo') {
+      if (PIPES.has(spec.target)) {
         const sent = m.headers?.find((h) => SENT in h)?.[SENT];
         if (sent !== undefined) echoed.push((m.timestamp ?? 0) - Number(sent.toString()));
       } else {
@@ -204,7 +210,7 @@ async function outputFigures(
   );
   const latency = !spec.rate
     ? null
-    : spec.target === 'echo'
+    : PIPES.has(spec.target)
       ? echoLatencies(echoed, spec.events)
       : inputLatencies(
           sentTimes,
