@@ -16,7 +16,8 @@ import type {
 } from '../types.ts';
 import { connectClient } from './connect.ts';
 import { ERR, isRebalanceCommitError, isRetriableCommitError, KafkaClientError } from './errors.ts';
-import { bootstrapServers, consumerProperties, topicProperties } from './properties.ts';
+import { bootstrapServers, consumerProperties, topicProperties, withStatistics } from './properties.ts';
+import { type ClientReplacement, ClientWatchdog, type ClientWatchdogOptions } from './watchdog.ts';
 
 /**
  * How long a commit is repeated while the group has no coordinator (with backoff up to 2 s): a
@@ -57,7 +58,8 @@ const IDLE_POLL_MAX_MS = 20;
  */
 export class KafkaBrokerConsumer implements BrokerConsumer {
   readonly groupId: string;
-  readonly #client: Kafka.KafkaConsumer;
+  #client: Kafka.KafkaConsumer;
+  readonly #properties: Record<string, string | number | boolean>;
   readonly #servers: string;
   readonly #timeoutMs: number;
   readonly #logger: Logger | undefined;
@@ -69,31 +71,57 @@ export class KafkaBrokerConsumer implements BrokerConsumer {
   /** The current delay between empty polls; 0 after a poll that returned messages. */
   #idleDelayMs = 0;
   #closing = false;
+  #topics: readonly string[] = [];
+  /** Set while a stranded client is being replaced (see ./watchdog.ts). */
+  #replacing: Promise<void> | null = null;
+  readonly #watchdog: ClientWatchdog | null;
+  readonly #onReplaced: ((event: ClientReplacement) => void) | undefined;
 
   constructor(options: {
     groupId: string;
     properties: ClientProperties;
     timeoutMs: number;
     logger: Logger | undefined;
+    watchdog?: ClientWatchdogOptions | false;
   }) {
     this.groupId = options.groupId;
     this.#servers = bootstrapServers(options.properties);
     this.#timeoutMs = options.timeoutMs;
     this.#logger = options.logger;
-    const properties = consumerProperties(options.properties, options.groupId);
-    this.#client = new Kafka.KafkaConsumer(
-      {
-        ...properties,
-        rebalance_cb: (err: LibrdKafkaError, assignment: Kafka.TopicPartition[]) =>
-          void this.#onRebalance(err, assignment),
-        offset_commit_cb: (err: LibrdKafkaError | undefined, offsets: RdOffset[]) =>
-          this.#onCommitted(err, offsets),
-      },
-      topicProperties(properties),
+    this.#properties = withStatistics(
+      consumerProperties(options.properties, options.groupId),
+      options.watchdog,
     );
-    this.#client.on('event.error', (err) =>
+    this.#onReplaced = options.watchdog ? options.watchdog.onReplaced : undefined;
+    this.#watchdog = options.watchdog
+      ? new ClientWatchdog({
+          strandedAfterMs: options.watchdog.strandedAfterMs,
+          ...(options.watchdog.stranded ? { stranded: options.watchdog.stranded } : {}),
+          onStranded: (reason) => void this.#replace(reason),
+        })
+      : null;
+    this.#client = this.#createClient();
+  }
+
+  #createClient(): Kafka.KafkaConsumer {
+    const client: Kafka.KafkaConsumer = new Kafka.KafkaConsumer(
+      {
+        ...this.#properties,
+        rebalance_cb: (err: LibrdKafkaError, assignment: Kafka.TopicPartition[]) =>
+          void this.#onRebalance(client, err, assignment),
+        offset_commit_cb: (err: LibrdKafkaError | undefined, offsets: RdOffset[]) => {
+          if (client === this.#client) this.#onCommitted(err, offsets);
+        },
+      },
+      topicProperties(this.#properties),
+    );
+    client.on('event.error', (err) =>
       this.#logger?.warn({ err, groupId: this.groupId }, 'kafka consumer error'),
     );
+    client.on('event.stats', (event: { message: string }) => {
+      if (client === this.#client && !this.#replacing) this.#watchdog?.observe(event.message);
+    });
+    return client;
   }
 
   async connect(): Promise<void> {
@@ -101,6 +129,7 @@ export class KafkaBrokerConsumer implements BrokerConsumer {
   }
 
   subscribe(topics: readonly string[]): void {
+    this.#topics = [...topics];
     this.#client.subscribe([...topics]);
   }
 
@@ -114,7 +143,7 @@ export class KafkaBrokerConsumer implements BrokerConsumer {
    * which would hold a trickle back until `n` messages came.
    */
   async consume(max: number, timeoutMs: number, signal?: AbortSignal): Promise<ConsumedMessage[]> {
-    while (this.#poll) await this.#poll;
+    while (this.#poll || this.#replacing) await (this.#poll ?? this.#replacing);
     if (this.#stash.length > 0) return this.#stash.splice(0, max);
     if (signal?.aborted) return [];
     return new Promise<ConsumedMessage[]>((resolve, reject) => {
@@ -176,6 +205,12 @@ export class KafkaBrokerConsumer implements BrokerConsumer {
    *   coordinator moving to another broker is part of a broker's failover, not a failure of the work.
    */
   async commit(offsets: readonly TopicPartitionOffset[]): Promise<void> {
+    if (this.#replacing) {
+      // A stranded client reaches no coordinator, and its successor does not own these
+      // partitions yet: whoever is assigned them next reads them again from the last commit.
+      this.#logger?.info({ groupId: this.groupId }, 'commit skipped: the consumer is being replaced');
+      return;
+    }
     const started = Date.now();
     for (let pending = offsets, attempt = 0; ; attempt++) {
       try {
@@ -268,45 +303,95 @@ export class KafkaBrokerConsumer implements BrokerConsumer {
   }
 
   async disconnect(): Promise<void> {
-    if (!this.#client.isConnected()) return;
-    while (this.#poll) await this.#poll;
     this.#closing = true;
+    while (this.#poll || this.#replacing) await (this.#poll ?? this.#replacing);
+    if (!this.#client.isConnected()) return;
     const assigned = this.assignment();
     // Closing revokes the assignment; listeners get the chance to commit before it happens.
     if (assigned.length > 0) await this.#notify({ kind: 'revoke', partitions: assigned });
     this.#settleCommitsIfIdle();
-    await new Promise<void>((resolve) => {
+    await this.#close(this.#client);
+  }
+
+  /** Closes `client` within the bound; a close that hangs (librdkafka#3740) is abandoned. */
+  #close(client: Kafka.KafkaConsumer): Promise<void> {
+    return new Promise<void>((resolve) => {
       const timer = setTimeout(() => {
-        this.#logger?.warn({ groupId: this.groupId }, 'kafka consumer did not close in time');
+        this.#logger?.warn({ groupId: this.groupId }, 'kafka consumer did not close in time; abandoned');
         resolve();
       }, this.#timeoutMs);
-      this.#client.disconnect(() => {
+      client.disconnect(() => {
         clearTimeout(timer);
         resolve();
       });
     });
   }
 
-  async #onRebalance(err: LibrdKafkaError, assignment: Kafka.TopicPartition[]): Promise<void> {
+  /**
+   * Replaces a stranded client (./watchdog.ts): its assignment is revoked for the listeners (the
+   * pipeline finishes its in-flight batches; their commits are skipped, see `commit`), it is
+   * closed within the bound, and a new client joins the group and resumes from the committed
+   * offsets. Connecting is repeated, with backoff, until it succeeds or the consumer closes.
+   */
+  #replace(reason: string): Promise<void> {
+    if (this.#replacing || this.#closing) return this.#replacing ?? Promise.resolve();
+    this.#logger?.warn({ groupId: this.groupId, reason }, 'kafka consumer stranded: replacing its client');
+    this.#onReplaced?.({ client: 'consumer', reason });
+    this.#replacing = (async () => {
+      while (this.#poll) await this.#poll;
+      const stranded = this.#client;
+      const assigned = stranded.isConnected() ? stranded.assignments().map(toRdPartition) : [];
+      this.#stash = [];
+      for (const pending of this.#pendingCommits.splice(0)) pending.resolve();
+      if (assigned.length > 0) await this.#notify({ kind: 'revoke', partitions: assigned });
+      await this.#close(stranded);
+      for (let attempt = 0; !this.#closing; attempt++) {
+        const fresh = this.#createClient();
+        try {
+          await connectClient(fresh, `consumer group ${this.groupId}`, this.#servers, this.#timeoutMs);
+          this.#client = fresh;
+          this.#watchdog?.reset();
+          if (this.#topics.length > 0) fresh.subscribe([...this.#topics]);
+          return;
+        } catch (error) {
+          this.#logger?.warn(
+            { err: error, groupId: this.groupId, attempt },
+            'kafka consumer replacement failed',
+          );
+          await sleep(Math.min(10_000, 500 * 2 ** attempt));
+        }
+      }
+    })().finally(() => {
+      this.#replacing = null;
+    });
+    return this.#replacing;
+  }
+
+  async #onRebalance(
+    client: Kafka.KafkaConsumer,
+    err: LibrdKafkaError,
+    assignment: Kafka.TopicPartition[],
+  ): Promise<void> {
     const partitions = assignment.map(toRdPartition);
-    const cooperative = this.#client.rebalanceProtocol() === 'COOPERATIVE';
+    // A replaced client only completes its own (un)assignment: its listeners were told already.
+    const current = client === this.#client && !this.#replacing;
+    const cooperative = client.rebalanceProtocol() === 'COOPERATIVE';
     try {
       if (err.code === ERR.ASSIGN_PARTITIONS) {
-        if (cooperative) this.#client.incrementalAssign(assignment);
-        else this.#client.assign(assignment);
-        await this.#notify({ kind: 'assign', partitions });
+        if (cooperative) client.incrementalAssign(assignment);
+        else client.assign(assignment);
+        if (current) await this.#notify({ kind: 'assign', partitions });
       } else if (err.code === ERR.REVOKE_PARTITIONS) {
         // librdkafka waits for (un)assign: the partitions stay ours until in-flight work is committed.
-        if (!this.#closing) await this.#notify({ kind: 'revoke', partitions });
-        if (cooperative) this.#client.incrementalUnassign(assignment);
-        else this.#client.unassign();
+        if (current && !this.#closing) await this.#notify({ kind: 'revoke', partitions });
+        if (cooperative) client.incrementalUnassign(assignment);
+        else client.unassign();
       } else {
         this.#logger?.error({ err, groupId: this.groupId }, 'kafka rebalance failed');
-        this.#client.unassign();
+        client.unassign();
       }
     } catch (error) {
-      if (this.#client.isConnected())
-        this.#logger?.error({ err: error, groupId: this.groupId }, 'kafka rebalance');
+      if (client.isConnected()) this.#logger?.error({ err: error, groupId: this.groupId }, 'kafka rebalance');
     }
   }
 

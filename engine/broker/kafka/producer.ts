@@ -3,7 +3,8 @@ import type { Logger } from 'pino';
 import type { BrokerProducer, ClientProperties, DeliveryReport, ProducerRecord } from '../types.ts';
 import { connectClient } from './connect.ts';
 import { ERR, isFatalProducerError, KafkaClientError } from './errors.ts';
-import { bootstrapServers, producerProperties, topicProperties } from './properties.ts';
+import { bootstrapServers, producerProperties, topicProperties, withStatistics } from './properties.ts';
+import { type ClientReplacement, ClientWatchdog, type ClientWatchdogOptions } from './watchdog.ts';
 
 interface PendingDelivery {
   readonly topic: string;
@@ -29,19 +30,34 @@ export class KafkaBrokerProducer implements BrokerProducer {
   readonly #logger: Logger | undefined;
   readonly #servers: string;
   readonly #timeoutMs: number;
-  #fatal: LibrdKafkaError | null = null;
+  #fatal: LibrdKafkaError | KafkaClientError | null = null;
   #replacing: Promise<void> | null = null;
   readonly #pending = new Map<number, PendingDelivery>();
   /** Wakes `produce` calls waiting for room in librdkafka's full local queue. */
   #roomWaiters: Array<() => void> = [];
   #sequence = 0;
   #poller: NodeJS.Timeout | undefined;
+  readonly #watchdog: ClientWatchdog | null;
+  readonly #onReplaced: ((event: ClientReplacement) => void) | undefined;
 
-  constructor(options: { properties: ClientProperties; timeoutMs: number; logger: Logger | undefined }) {
+  constructor(options: {
+    properties: ClientProperties;
+    timeoutMs: number;
+    logger: Logger | undefined;
+    watchdog?: ClientWatchdogOptions | false;
+  }) {
     this.#servers = bootstrapServers(options.properties);
     this.#timeoutMs = options.timeoutMs;
     this.#logger = options.logger;
-    this.#properties = producerProperties(options.properties);
+    this.#properties = withStatistics(producerProperties(options.properties), options.watchdog);
+    this.#onReplaced = options.watchdog ? options.watchdog.onReplaced : undefined;
+    this.#watchdog = options.watchdog
+      ? new ClientWatchdog({
+          strandedAfterMs: options.watchdog.strandedAfterMs,
+          ...(options.watchdog.stranded ? { stranded: options.watchdog.stranded } : {}),
+          onStranded: (reason) => this.#onStranded(reason),
+        })
+      : null;
     this.#client = this.#createClient();
   }
 
@@ -57,7 +73,24 @@ export class KafkaBrokerProducer implements BrokerProducer {
       this.#logger?.warn({ err }, 'kafka producer error');
       if (client === this.#client && isFatalProducerError(err)) this.#failAll(err);
     });
+    client.on('event.stats', (event: { message: string }) => {
+      if (client === this.#client && !this.#fatal) this.#watchdog?.observe(event.message);
+    });
     return client;
+  }
+
+  /**
+   * A stranded client (./watchdog.ts) would hold its records until `message.timeout.ms` and then
+   * fail them: they fail now (their batches are not acknowledged, so they are produced again),
+   * and a new client is connected at once rather than by the next `produce`.
+   */
+  #onStranded(reason: string): void {
+    this.#logger?.warn({ reason, servers: this.#servers }, 'kafka producer stranded: replacing its client');
+    this.#onReplaced?.({ client: 'producer', reason });
+    this.#failAll(new KafkaClientError('the producer was left without a broker', new Error(reason)), reason);
+    this.#replaceClient().catch((err: unknown) =>
+      this.#logger?.warn({ err }, 'kafka producer replacement failed; the next produce tries again'),
+    );
   }
 
   async connect(): Promise<void> {
@@ -139,15 +172,15 @@ export class KafkaBrokerProducer implements BrokerProducer {
     if (this.#pending.size === 0) this.#stopPolling();
   }
 
-  /** A fatal error: no record awaiting delivery can succeed any more, reject them all now. */
-  #failAll(err: LibrdKafkaError): void {
+  /** A fatal error (or a stranded client): no record awaiting delivery can succeed any more, reject them all now. */
+  #failAll(err: LibrdKafkaError | KafkaClientError, stranded?: string): void {
     if (this.#fatal) return;
     this.#fatal = err;
-    this.#logger?.error({ err }, 'fatal kafka producer error: the producer will be replaced');
+    if (!stranded) this.#logger?.error({ err }, 'fatal kafka producer error: the producer will be replaced');
     for (const pending of this.#pending.values()) {
       pending.reject(
         new KafkaClientError(
-          `delivery to ${pending.topic} on ${this.#servers} failed (fatal producer error)`,
+          `delivery to ${pending.topic} on ${this.#servers} failed (${stranded ? 'no broker left' : 'fatal producer error'})`,
           err,
         ),
       );
@@ -165,6 +198,7 @@ export class KafkaBrokerProducer implements BrokerProducer {
       await connectClient(fresh, 'producer', this.#servers, this.#timeoutMs);
       this.#client = fresh;
       this.#fatal = null;
+      this.#watchdog?.reset();
       old.disconnect(this.#timeoutMs, () => {});
     })().finally(() => {
       this.#replacing = null;

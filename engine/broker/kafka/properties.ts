@@ -65,6 +65,19 @@ export function topicProperties(properties: ClientProperties): Record<string, st
   return Object.fromEntries(Object.entries(properties).filter(([name]) => TOPIC_LEVEL.has(name)));
 }
 
+/**
+ * The client's properties with librdkafka's statistics on, which the watchdog reads
+ * (./watchdog.ts): at its interval unless the user set `statistics.interval.ms` (0 turns them
+ * off, and with them the watchdog).
+ */
+export function withStatistics(
+  properties: Properties,
+  watchdog: { readonly statisticsIntervalMs: number } | false | undefined,
+): Properties {
+  if (!watchdog || properties['statistics.interval.ms'] !== undefined) return properties;
+  return { ...properties, 'statistics.interval.ms': watchdog.statisticsIntervalMs };
+}
+
 export function bootstrapServers(properties: ClientProperties): string {
   return String(
     properties['bootstrap.servers'] ?? properties['metadata.broker.list'] ?? '(no bootstrap.servers)',
