@@ -42,7 +42,7 @@ export async function runKafkaMode(config: Config, logger: Logger, io: CliIo): P
     : null;
   const engine = await startEngine({
     compiled,
-    broker: createKafkaBroker({ properties: clients.producer, logger }),
+    broker: createKafkaBroker({ properties: clients.producer, logger, registry: metrics.registry }),
     requiredTopics: topicsOnConnection(config, connection),
     store,
     logger,

@@ -66,7 +66,7 @@ export async function startNotificationService(
   const stopReminders = config.TIMER_SERVICE_URL
     ? async () => undefined
     : reminders.run(config.REMINDERS_POLL_MS, (event) => events.process(event, { type: 'reminder' }));
-  const kafka = startKafka(config, events, logger, options.kafkaBroker);
+  const kafka = startKafka(config, events, logger, registry, options.kafkaBroker);
   // A stalled intake must not look healthy: not ready at once, and the caller exits non-zero.
   let failure: Error | undefined;
   const failed = (kafka?.failed ?? new Promise<never>(() => {})).then((error) => {
@@ -101,7 +101,13 @@ export async function startNotificationService(
 }
 
 /** The Kafka intake, when the KAFKA_* variables are set (config.ts requires them together). */
-function startKafka(config: NotificationConfig, events: EventProcessor, logger: Logger, broker?: Broker) {
+function startKafka(
+  config: NotificationConfig,
+  events: EventProcessor,
+  logger: Logger,
+  registry: Registry,
+  broker?: Broker,
+) {
   const { KAFKA_BROKERS, KAFKA_EVENTS_TOPIC_NAME, KAFKA_ERRORS_TOPIC_NAME, KAFKA_CONSUMER_GROUP } = config;
   if (!KAFKA_BROKERS || !KAFKA_EVENTS_TOPIC_NAME || !KAFKA_ERRORS_TOPIC_NAME || !KAFKA_CONSUMER_GROUP)
     return undefined;
@@ -111,6 +117,7 @@ function startKafka(config: NotificationConfig, events: EventProcessor, logger: 
       createKafkaBroker({
         properties: { ...config.KAFKA_PROPERTIES, 'bootstrap.servers': KAFKA_BROKERS },
         logger,
+        registry,
       }),
     eventsTopic: KAFKA_EVENTS_TOPIC_NAME,
     errorsTopic: KAFKA_ERRORS_TOPIC_NAME,

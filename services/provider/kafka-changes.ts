@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
 import { lastValueFrom, of, timeout } from 'rxjs';
 import { createKafkaBroker } from '../../engine/broker/kafka/index.ts';
 import { lazyProducer } from '../../engine/broker/lazy-producer.ts';
@@ -14,6 +15,8 @@ export interface KafkaChangesOptions {
   /** How long a change may wait for its acknowledgement (and a connection) before the request answers 503. */
   readonly ackTimeoutMs: number;
   readonly logger: Logger;
+  /** Counts the producer's replacements by the watchdog (`streamfold_kafka_clients_replaced_total`). */
+  readonly registry?: Registry;
 }
 
 /**
@@ -26,9 +29,15 @@ export function kafkaChanges({
   properties,
   ackTimeoutMs,
   logger,
+  registry,
 }: KafkaChangesOptions): ChangePublisher {
   const producer = lazyProducer(
-    createKafkaBroker({ properties, logger, timeoutMs: ackTimeoutMs }).producer(),
+    createKafkaBroker({
+      properties,
+      logger,
+      timeoutMs: ackTimeoutMs,
+      ...(registry ? { registry } : {}),
+    }).producer(),
     logger,
   );
 

@@ -40,17 +40,17 @@ export async function startProviderService(
     .ensureIndexes()
     .catch((err: unknown) => logger.warn({ err }, 'providers index not created yet'));
 
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'streamfold_' });
   const publisher = config.PROVIDERS_CHANGES_TOPIC
     ? kafkaChanges({
         topic: config.PROVIDERS_CHANGES_TOPIC,
         properties: { ...config.KAFKA_PROPERTIES, 'bootstrap.servers': config.KAFKA_BROKERS! },
         ackTimeoutMs: config.KAFKA_ACK_TIMEOUT_MS,
         logger,
+        registry,
       })
     : undefined;
-
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: 'streamfold_' });
   const relay = publisher && new ChangeRelay({ repository, publisher, logger, registry });
   const providers = new Providers({ repository, cipher: new CredentialCipher(config.encryptionKeys), relay });
   const stopResending = relay

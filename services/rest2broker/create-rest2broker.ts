@@ -68,9 +68,10 @@ export function createRest2Broker(options: Rest2BrokerOptions): Rest2Broker {
     options.logger ?? createServiceLogger({ service: 'rest2broker', level: process.env.LOG_LEVEL ?? 'info' });
   const service = options.service ?? readPackageInfo(mainScriptDir());
   const produceTimeoutMs = options.produceTimeoutMs ?? DEFAULT_PRODUCE_TIMEOUT_MS;
+  const registry = options.registry ?? new Registry();
   const producerHandle = options.producer
     ? givenProducer(options.producer)
-    : ownedProducer(options.brokers, options.kafkaProperties, logger);
+    : ownedProducer(options.brokers, options.kafkaProperties, logger, registry);
   const validators = new Map<Rest2BrokerRoute, BodyValidator>();
   for (const route of options.routes) {
     const validator = routeValidator(route);
@@ -88,7 +89,7 @@ export function createRest2Broker(options: Rest2BrokerOptions): Rest2Broker {
         timeoutMs: produceTimeoutMs,
       }),
     );
-  const app = createServiceApp({ logger, registry: options.registry ?? new Registry(), health });
+  const app = createServiceApp({ logger, registry, health });
   for (const route of options.routes) {
     const maxSize = route.bodyLimit ?? options.bodyLimit ?? DEFAULT_BODY_LIMIT;
     app.on(
@@ -160,10 +161,12 @@ function ownedProducer(
   brokers: string,
   properties: ClientProperties | undefined,
   logger: Logger,
+  registry: Registry,
 ): ProducerHandle {
   const producer = createKafkaBroker({
     properties: { ...properties, 'bootstrap.servers': brokers },
     logger,
+    registry,
   }).producer();
   return lazyProducer(producer, logger);
 }
