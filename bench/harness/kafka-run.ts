@@ -26,6 +26,7 @@ import { type KafkaTarget, type RunTopics, runTopics, until } from './kafka-targ
 import { createRunTopics } from './kafka-topics.ts';
 import { inputLatencies, type LatencySummary, type OutputStamp, percentile } from './latency.ts';
 import { measureLoad } from './load.ts';
+import { measureWindow } from './measure-window.ts';
 import { processCpuSeconds } from './proc-cpu.ts';
 import { runAsChild } from './run-child.ts';
 
@@ -125,6 +126,7 @@ export async function runKafka(spec: KafkaRunSpec): Promise<KafkaRunResult> {
     const before = { broker: brokerCpu(), roundTrips: roundTrips() };
     const loadSince = measureLoad();
     const started = Date.now();
+    measureWindow.emit('start');
     target.start();
     if (spec.rate)
       await Promise.race([
@@ -132,6 +134,7 @@ export async function runKafka(spec: KafkaRunSpec): Promise<KafkaRunResult> {
         target.failed,
       ]);
     await untilIdle(target, spec.events);
+    measureWindow.emit('end');
     const load = loadSince();
     const brokerSeconds = brokerCpu() - before.broker;
     const output = await outputFigures(broker, topics, spec, sentTimes, events);

@@ -69,6 +69,32 @@ export function createEngineMetrics(options: { defaultMetrics?: boolean } = {}) 
       help: 'Requests sent to the state store',
       registers,
     }),
+    pollMessages: new Histogram({
+      name: 'streamfold_poll_messages',
+      help: 'Messages one poll of a consumer returned (0: it found none within its timeout), per pipeline',
+      labelNames: ['pipeline'],
+      buckets: [0, 1, 10, 100, 250, 500, 999, 1000],
+      registers,
+    }),
+    backpressureSeconds: new Counter({
+      name: 'streamfold_backpressure_seconds_total',
+      help: 'Time a consumer did not poll because its pipeline had every in-flight batch taken, per pipeline',
+      labelNames: ['pipeline'],
+      registers,
+    }),
+    partitionPauses: new Counter({
+      name: 'streamfold_partition_pauses_total',
+      help: 'Partitions paused (a backpressure longer than the grace period, or the control plane), per pipeline',
+      labelNames: ['pipeline'],
+      registers,
+    }),
+    acknowledgementSeconds: new Histogram({
+      name: 'streamfold_produce_acknowledgement_seconds',
+      help: 'From handing a batch of records to the producer until the broker acknowledged them all, per kind',
+      labelNames: ['kind'],
+      buckets: [0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers,
+    }),
     lag: new Gauge({
       name: 'streamfold_consumer_lag',
       help: 'Consumer lag per pipeline and partition',

@@ -1,6 +1,7 @@
 import { concatMap, map, mergeMap, type Observable } from 'rxjs';
 import {
   type Batch,
+  type ConsumeObserver,
   commitAcknowledged,
   compressByKey,
   consumeBatches,
@@ -13,6 +14,7 @@ import {
   internalUpdateId,
   mergeInternalUpdates,
 } from '../internal-updates/message.ts';
+import type { EngineMetrics } from '../metrics/index.ts';
 import type { RuntimeContext } from './context.ts';
 import { startInputBatch } from './process-input.ts';
 import { recomputeHeads } from './recompute.ts';
@@ -33,6 +35,16 @@ export interface PipelineOptions {
  * (`engine.md` §6, §7). A batch is committed only after everything it caused is acknowledged;
  * later batches may be acknowledged first (the offset tracker commits the acknowledged prefix).
  */
+/** Reports a pipeline's polls, waits and pauses to the engine's metrics. */
+function consumeObserver(metrics: EngineMetrics, pipeline: string): ConsumeObserver {
+  const labels = { pipeline };
+  return {
+    polled: (count) => metrics.pollMessages.observe(labels, count),
+    waited: (ms) => metrics.backpressureSeconds.inc(labels, ms / 1000),
+    paused: (partitions) => metrics.partitionPauses.inc(labels, partitions),
+  };
+}
+
 export function inputPipeline(
   ctx: RuntimeContext,
   nodeId: string,
@@ -45,6 +57,7 @@ export function inputPipeline(
     maxBatchSize: options.maxBatchSize,
     maxInFlight: options.maxInFlight,
     drain: options.stop,
+    observer: consumeObserver(ctx.metrics, nodeId),
     ...(options.paused ? { paused: options.paused } : {}),
     ...(options.events ? { events: options.events } : {}),
   }).pipe(
@@ -79,6 +92,7 @@ export function internalUpdatesPipeline(
     maxBatchSize: options.maxBatchSize,
     maxInFlight: options.maxInFlight,
     drain: options.stop,
+    observer: consumeObserver(ctx.metrics, 'internal-updates'),
     ...(options.events ? { events: options.events } : {}),
   }).pipe(
     map((batch) =>

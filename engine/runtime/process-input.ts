@@ -46,9 +46,11 @@ export async function startInputBatch(
 ): Promise<StartedInputBatch> {
   const updates = await storeInputBatch(ctx, nodeId, messages);
   const records = routeInternalUpdates(ctx.internalRoute, updates);
+  const sent = ctx.metrics.acknowledgementSeconds.startTimer({ kind: 'internal-update' });
   const acknowledged = retryBatch(ctx.logger, nodeId, () =>
     Promise.all(records.map((record) => ctx.internalProducer.produce(record))),
   ).then(() => {
+    if (records.length > 0) sent();
     ctx.metrics.produced.inc({ kind: 'internal-update' }, records.length);
   });
   // Awaited by the pipeline; a rejection before that must not count as unhandled.

@@ -63,9 +63,11 @@ async function recomputeHead(
     await retryBatch(ctx.logger, 'internal-updates', () => ctx.store.writeEmitted(head, plan.remembered));
   }
   // Records of one key go out in order: a delete before its tombstone (same partition).
+  const sent = ctx.metrics.acknowledgementSeconds.startTimer({ kind: 'output' });
   await retryBatch(ctx.logger, 'internal-updates', () =>
     Promise.all(plan.records.map((message) => ctx.producer.produce(message))),
   );
+  if (plan.records.length > 0) sent();
   ctx.metrics.produced.inc({ kind: 'output' }, plan.records.length);
   if (plan.forgotten.length > 0) {
     await retryBatch(ctx.logger, 'internal-updates', () => ctx.store.writeEmitted(head, plan.forgotten));
