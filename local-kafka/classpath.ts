@@ -95,6 +95,7 @@ export async function resolveClasspath(): Promise<ResolvedKafka> {
   return { classpath, kafkaVersion };
 }
 
-function cacheDir(): string {
+/** `~/.cache/streamfold` (`$XDG_CACHE_HOME/streamfold` when set): what streamfold provisions for itself. */
+export function cacheDir(): string {
   return join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'streamfold');
 }

@@ -31,6 +31,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { clusterMetadata } from './admin.ts';
 import { LOCAL_KAFKA_DIR, resolveClasspath } from './classpath.ts';
+import { endWithThisProcess } from './lifetime.ts';
 import { HOST, type NodeEndpoints, nodeConfig } from './node-config.ts';
 
 export interface LocalKafkaOptions {
@@ -292,6 +293,8 @@ class JavaNode implements LocalKafkaNode {
       const killOnExit = () => killGroup(child, 'SIGKILL');
       process.once('exit', killOnExit);
       child.once('exit', () => process.removeListener('exit', killOnExit));
+      // An exit handler does not run when this process is SIGKILLed: a watcher kills it then.
+      endWithThisProcess(child);
       return child;
     } finally {
       closeSync(fd);

@@ -3,8 +3,14 @@
  * each with a time limit, and ends with one line `N passed, N failed[, N skipped]`.
  *
  * Usage: npm test [-- <substring> ...]   (only files whose path contains a substring)
- * Env:   TEST_CONCURRENCY (default 2), TEST_FILE_TIMEOUT_MS (default 300000),
- *        STREAMFOLD_TEST_KAFKA_REQUIRED=1 (fail at once unless the tests run on a real Kafka)
+ * Env:   TEST_CONCURRENCY (default 2), TEST_FILE_TIMEOUT_MS (default 300000)
+ *
+ * First, it checks the tools the run needs and cannot provision (`support/tools.ts`: Java,
+ * Maven, redis-server, Python 3, Chromium for the browser test) and stops at once, naming every
+ * missing one and the install line. Then it provisions what it can, once, before any file starts:
+ * the Python tools of `.ci/requirements.txt` when a Schemathesis file runs
+ * (`support/python-tools.ts`, a cached virtualenv; its `st` handed to the files in
+ * `SCHEMATHESIS_BIN`), while the Kafka jars come with the broker (`local-kafka/classpath.ts`).
  *
  * When the tests run on the local Apache Kafka (`support/backends.ts`), the runner starts one
  * broker for the whole run and hands its address to every file, as a CI suite against a shared
@@ -22,9 +28,13 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { type LocalKafka, startLocalKafka } from '../local-kafka/cluster.ts';
 import { type Backends, backends, describeBackends, SHARED_KAFKA_ENV } from './support/backends.ts';
+import { provisionPythonTools } from './support/python-tools.ts';
 import { logTails, TAIL_LINES, tailOf } from './support/stand-in-log.ts';
+import { missingTools, missingToolsMessage } from './support/tools.ts';
 
 const ROOTS = ['test'];
+/** The files that run Schemathesis (`fuzz/schemathesis/harness.ts`), from the Python tools. */
+const SCHEMATHESIS_FILES = /(^|\/)test\/fuzz\/schemathesis\//;
 const concurrency = Number(process.env.TEST_CONCURRENCY ?? 2);
 const fileTimeoutMs = Number(process.env.TEST_FILE_TIMEOUT_MS ?? 300_000);
 const filters = process.argv.slice(2);
@@ -131,22 +141,46 @@ async function sharedKafka(chosen: Backends): Promise<LocalKafka | undefined> {
   return broker;
 }
 
+/**
+ * `SCHEMATHESIS_BIN` for the files: the provisioned virtualenv's `st`, when a Schemathesis file
+ * runs and the caller named none. Prints what provisioning did and how long it took.
+ */
+async function pythonTools(files: readonly string[]): Promise<Record<string, string>> {
+  if (process.env.SCHEMATHESIS_BIN || !files.some((f) => SCHEMATHESIS_FILES.test(f))) return {};
+  const tools = await provisionPythonTools();
+  process.stdout.write(`${tools.line}\n`);
+  return { SCHEMATHESIS_BIN: tools.bin('st') };
+}
+
+/** Stops the run before any file: `message`, then the runner's last line. */
+function stopRun(message: string): void {
+  process.stdout.write(`${message}\n0 passed, 1 failed\n`);
+  process.exitCode = 1;
+}
+
 async function main(): Promise<void> {
   const files = ROOTS.flatMap(findTestFiles)
     .map((f) => relative(process.cwd(), f))
     .filter((f) => filters.length === 0 || filters.some((s) => f.includes(s)))
     .sort();
   const chosen = await backends();
+  const kafkaProvided = chosen.kafka.kind === 'external' || chosen.kafka.kind === 'container';
+  const missing = await missingTools({ files, kafkaProvided });
+  if (missing.length > 0) return stopRun(missingToolsMessage(missing));
+  // Without Java and Maven the tools check stopped the run: the runner never falls back to Mokapi.
   process.stdout.write(`${describeBackends(chosen)}\n`);
-  if (process.env.STREAMFOLD_TEST_KAFKA_REQUIRED && chosen.kafka.kind === 'stand-in') {
-    process.stdout.write(
-      'STREAMFOLD_TEST_KAFKA_REQUIRED is set, but the tests would run on the Mokapi stand-in: no java or mvn on the PATH?\n0 passed, 1 failed\n',
-    );
-    process.exitCode = 1;
-    return;
+  // Side by side: the broker's JVM start and a first virtualenv both take tens of seconds.
+  const [broker, python] = await Promise.allSettled([sharedKafka(chosen), pythonTools(files)]);
+  const kafka = broker.status === 'fulfilled' ? broker.value : undefined;
+  const failure = [broker, python].find((r) => r.status === 'rejected');
+  if (failure) {
+    await kafka?.stop();
+    return stopRun(`${(failure as PromiseRejectedResult).reason}`);
   }
-  const kafka = await sharedKafka(chosen);
-  const env: Record<string, string> = kafka ? { [SHARED_KAFKA_ENV]: kafka.bootstrap } : {};
+  const env: Record<string, string> = {
+    ...(kafka ? { [SHARED_KAFKA_ENV]: kafka.bootstrap } : {}),
+    ...(python.status === 'fulfilled' ? python.value : {}),
+  };
   const queue = [...files];
   const results: FileResult[] = [];
   try {

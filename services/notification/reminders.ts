@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Collection } from 'mongodb';
+import type { Collection, Filter } from 'mongodb';
 import type { Logger } from 'pino';
 import type { IncomingEvent } from './handler.ts';
 import { notificationId, type Stored } from './store.ts';
@@ -7,6 +7,12 @@ import { notificationId, type Stored } from './store.ts';
 /**
  * A reminder as stored: the event it fires at `expirationDate` (its `_id` is the event's id, so a
  * reminder fired twice is processed once), unless ABORTED first.
+ *
+ * Its status is the reference's, nothing else: `ACTIVE` from when it is set until it is aborted
+ * (`ABORTED`), firing included, or `ERROR` when the timer service refused it. Whether it fired is
+ * a fact beside the status (`firedAt`), not a state of its own: the reference's `abortReminders`
+ * aborts every `ACTIVE` reminder of the key on the timer service, fired or not, and so does this
+ * service, so the stored notification and the timer service never disagree.
  */
 export interface Reminder extends Stored {
   /** The event that set it. */
@@ -17,12 +23,14 @@ export interface Reminder extends Stored {
   /** The ISO 8601 duration before the date it reminds of. */
   readonly schedule: string;
   readonly expirationDate: Date;
-  readonly status: 'ACTIVE' | 'FIRING' | 'SENT' | 'ABORTED' | 'ERROR';
+  readonly status: 'ACTIVE' | 'ABORTED' | 'ERROR';
   readonly event: IncomingEvent & { readonly id: string };
   /** The timer service's id of its expiration (none with the built-in scheduler). */
   readonly expirationId?: string;
   readonly error?: { readonly message: string };
-  /** When the built-in scheduler claimed it (FIRING). */
+  /** When its event was processed (posted back by the timer service, or fired by the built-in scheduler). */
+  readonly firedAt?: Date;
+  /** When the built-in scheduler claimed it to fire it: no other replica claims it within the lease. */
   readonly claimedAt?: Date;
 }
 
@@ -35,12 +43,13 @@ export type ReminderRequest = Pick<
 
 /**
  * What a notification's `reminders` lists, as the reference's notification reminders: "If the
- * reminder was processed correctly (`ACTIVE` or `ABORTED`) or not (`ERROR`)". A reminder that
- * fired stays ACTIVE there, as in the reference (its timer service tells nobody).
+ * reminder was processed correctly (`ACTIVE` or `ABORTED`) or not (`ERROR`)" — the stored
+ * reminder's own status. A reminder that fired stays ACTIVE, as in the reference (its timer
+ * service tells nobody), and a later abort makes it ABORTED.
  */
 export type ReminderSummary = Pick<Reminder, 'schedule' | 'expirationDate' | 'expirationId' | 'error'> & {
   readonly id: string;
-  readonly status: 'ACTIVE' | 'ABORTED' | 'ERROR';
+  readonly status: Reminder['status'];
 };
 
 /** Where reminders wait for their time: the timer service, or the built-in scheduler (nothing to call). */
@@ -55,8 +64,8 @@ export const BUILT_IN_SCHEDULER: ReminderBackend = {
   abort: async () => undefined,
 };
 
-/** A FIRING reminder claimed longer ago than this was left by a crash: claimed again (its event is idempotent). */
-const FIRING_LEASE_MS = 60_000;
+/** A reminder claimed longer ago than this and not fired was left by a crash: claimed again (its event is idempotent). */
+const CLAIM_LEASE_MS = 60_000;
 
 /** A reminder's id from what makes it unique: a redelivered event sets nothing twice. */
 function reminderId({ eventId, recipient, schedule, expirationDate }: ReminderRequest): string {
@@ -66,15 +75,11 @@ function reminderId({ eventId, recipient, schedule, expirationDate }: ReminderRe
     .slice(0, 24);
 }
 
-/** The reference's status of a reminder: FIRING and SENT are this service's own, ACTIVE to the reference. */
-const referenceStatus = (status: Reminder['status']): ReminderSummary['status'] =>
-  status === 'FIRING' || status === 'SENT' ? 'ACTIVE' : status;
-
 const summary = (r: Reminder): ReminderSummary => ({
   id: r._id,
   schedule: r.schedule,
   expirationDate: r.expirationDate,
-  status: referenceStatus(r.status),
+  status: r.status,
   ...(r.expirationId ? { expirationId: r.expirationId } : {}),
   ...(r.error ? { error: r.error } : {}),
 });
@@ -83,7 +88,7 @@ const summary = (r: Reminder): ReminderSummary => ({
  * Reminders are documents whatever the backend, so they survive a restart and an abort is known
  * even when the timer service missed it: a reminder event whose reminder is ABORTED is not sent.
  * With the built-in scheduler, `tick()` fires the due ones, each claimed with one atomic update
- * (ACTIVE → FIRING) so that two replicas never fire the same reminder at once.
+ * (`claimedAt`) so that two replicas never fire the same reminder at once.
  */
 export class Reminders {
   constructor(
@@ -125,10 +130,12 @@ export class Reminders {
 
   /**
    * Aborts the active reminders of the key (for these recipients only, and set by events of these
-   * names only, when given); answers the reminders it aborted. As the reference's `abortReminders`: each goes to the backend's abort (`POST /abort`
-   * with its expiration id); "if the Timer Service returns a successfull response, set the
-   * reminder status to ABORTED; if the Timer Service returns an error, catch it and leave the
-   * reminder status to ACTIVE", here and on the notification that lists it.
+   * names only, when given); answers the reminders it aborted. As the reference's
+   * `abortReminders`: every `ACTIVE` one — fired already or not, the reference cannot tell — goes
+   * to the backend's abort (`POST /abort` with its expiration id); "if the Timer Service returns a
+   * successfull response, set the reminder status to ABORTED; if the Timer Service returns an
+   * error, catch it and leave the reminder status to ACTIVE", here and on the notification that
+   * lists it.
    */
   async abort(
     key: string,
@@ -159,7 +166,7 @@ export class Reminders {
         );
         continue;
       }
-      // Not ACTIVE any more: the built-in scheduler claimed it meanwhile, it fires.
+      // Not ACTIVE any more: a concurrent abort of the key did it.
       const { modifiedCount } = await this.reminders.updateOne(
         { _id: reminder._id, status: 'ACTIVE' },
         { $set: { status: 'ABORTED' }, $unset: { abortError: '' } },
@@ -214,12 +221,22 @@ export class Reminders {
     return (await this.reminders.countDocuments({ _id: eventId, status: 'ABORTED' })) > 0;
   }
 
-  /** The reminder's event was processed. */
+  /** The reminder's event was processed: noted beside its status, which stays ACTIVE (above). */
   async fired(eventId: string): Promise<void> {
     await this.reminders.updateOne(
-      { _id: eventId, status: { $in: ['ACTIVE', 'FIRING'] } },
-      { $set: { status: 'SENT', firedAt: this.now() } },
+      { _id: eventId, status: 'ACTIVE', firedAt: { $exists: false } },
+      { $set: { firedAt: this.now() } },
     );
+  }
+
+  /**
+   * Reminders stored by an earlier version with its own statuses (`SENT` once fired, `FIRING`
+   * while claimed) get the reference's `ACTIVE` back, their `firedAt` and `claimedAt` kept, so a
+   * later abort reaches them; answers how many.
+   */
+  async adoptLegacyStatuses(): Promise<number> {
+    const legacy = { status: { $in: ['SENT', 'FIRING'] } } as unknown as Filter<Reminder>;
+    return (await this.reminders.updateMany(legacy, { $set: { status: 'ACTIVE' } })).modifiedCount;
   }
 
   /** Ticks every `intervalMs` until the returned function is called (a failed tick is logged, the next one retries). */
@@ -237,9 +254,9 @@ export class Reminders {
   }
 
   /**
-   * The built-in scheduler: fires every due reminder it holds (those without a timer expiration),
-   * and those a crash left FIRING; answers how many fired. A failed fire stays FIRING and is
-   * claimed again after the lease.
+   * The built-in scheduler: fires every due reminder it holds (those without a timer expiration)
+   * that has not fired, and those a crash left claimed; answers how many fired. A failed fire stays
+   * claimed and is claimed again after the lease.
    */
   async tick(fire: (event: Reminder['event']) => Promise<unknown>): Promise<number> {
     let fired = 0;
@@ -248,12 +265,15 @@ export class Reminders {
       const claimed = await this.reminders.findOneAndUpdate(
         {
           expirationId: { $exists: false },
+          status: 'ACTIVE',
+          firedAt: { $exists: false },
+          expirationDate: { $lte: now },
           $or: [
-            { status: 'ACTIVE', expirationDate: { $lte: now } },
-            { status: 'FIRING', claimedAt: { $lte: new Date(now.getTime() - FIRING_LEASE_MS) } },
+            { claimedAt: { $exists: false } },
+            { claimedAt: { $lte: new Date(now.getTime() - CLAIM_LEASE_MS) } },
           ],
         },
-        { $set: { status: 'FIRING', claimedAt: now } },
+        { $set: { claimedAt: now } },
         { sort: { expirationDate: 1 }, returnDocument: 'after' },
       );
       if (!claimed) return fired;

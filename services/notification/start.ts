@@ -52,6 +52,10 @@ export async function startNotificationService(
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'streamfold_' });
   const reminders = new Reminders(store.reminders, store.notifications, reminderBackend(config), logger);
+  // Once, idempotent: a database an earlier version wrote keeps its fired reminders abortable.
+  await reminders
+    .adoptLegacyStatuses()
+    .catch((err: unknown) => logger.warn({ err }, 'reminders of an earlier version not upgraded yet'));
   const events = new EventProcessor({
     store,
     users,

@@ -4,10 +4,19 @@
  */
 import * as assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { test } from '../support/suite.ts';
+import { APT_INSTALL } from '../support/tools.ts';
 
 const SUPPORT = resolve('test/support');
 const RUNNER = resolve('test/run.ts');
@@ -105,6 +114,52 @@ test.run();
   );
   assert.match(output, /exited with SIGKILL before reporting results/);
   assert.match(output, /0 passed, 1 failed\n$/);
+});
+
+test('tools the machine lacks stop the run at once: one message naming each, and the install line the README gives', async () => {
+  const marker = join(mkdtempSync(join(tmpdir(), 'streamfold-runner-ran-')), 'ran');
+  const started = Date.now();
+  const { output, code } = await runRunner(
+    {
+      'browser.test.ts': `${header}import { chromium } from 'playwright-core';
+test('would drive a browser', () => void chromium);
+test.run();
+`,
+      'plain.test.ts': `${header}import { writeFileSync } from 'node:fs';
+writeFileSync(${JSON.stringify(marker)}, 'ran');
+test('runs', () => {});
+test.run();
+`,
+    },
+    {
+      // A machine with none of them; Kafka not provided otherwise (no cluster, no Docker engine).
+      PATH: '/nonexistent',
+      CHROMIUM_PATH: '/nonexistent/chromium',
+      KAFKA_BROKERS: '',
+      STREAMFOLD_TEST_KAFKA: '',
+      DOCKER_HOST: 'tcp://127.0.0.1:1',
+    },
+  );
+  const ms = Date.now() - started;
+  assert.equal(code, 1);
+  assert.equal(
+    output,
+    `The tests need tools this machine lacks:
+  ✘ Java 17: no java on the PATH
+  ✘ Maven: no mvn on the PATH
+  ✘ redis-server: not on the PATH
+  ✘ Python 3: no python3 on the PATH
+  ✘ Chromium: no /nonexistent/chromium, for the browser test
+Install them (Debian, Ubuntu) with:
+  ${APT_INSTALL}
+0 passed, 1 failed
+`,
+  );
+  assert.equal(existsSync(marker), false, 'no file ran');
+  // Node and tsx starting on a busy machine included; the checks themselves take milliseconds.
+  assert.ok(ms < 10_000, `stopped after ${ms} ms`);
+  console.log(`  stopped ${ms} ms after the runner was started`);
+  assert.ok(readFileSync('README.md', 'utf8').includes(APT_INSTALL), 'the quick start gives the same line');
 });
 
 test.run();

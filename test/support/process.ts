@@ -2,6 +2,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { endWithThisProcess } from '../../local-kafka/lifetime.ts';
 import type { StandInLog } from './stand-in-log.ts';
 
 /** Ports free on 127.0.0.1 now (all held open together, so they are distinct). */
@@ -42,7 +43,7 @@ export async function stopProcess(child: ChildProcess): Promise<void> {
 
 /**
  * Starts a stand-in in its own process group (so stopping it stops its children), its stdout and
- * stderr appended to its log file, and killed if this process exits first.
+ * stderr appended to its log file, and killed if this process exits first, SIGKILL included.
  */
 export function spawnLogged(bin: string, args: readonly string[], log: StandInLog): ChildProcess {
   const fd = openSync(log.path, 'a');
@@ -51,6 +52,8 @@ export function spawnLogged(bin: string, args: readonly string[], log: StandInLo
     const killOnExit = () => killGroup(child);
     process.once('exit', killOnExit);
     child.once('exit', () => process.removeListener('exit', killOnExit));
+    // Also when this process is SIGKILLed (the runner's time limit), which runs no exit handler.
+    endWithThisProcess(child);
     return child;
   } finally {
     // The child has its own copy of the descriptor.

@@ -2,10 +2,13 @@
  * Schemathesis against a service started as `node bin/streamfold.js service <name>` (or the
  * engine's `run --embedded`). A run is bounded (examples per operation, a time box), checks the
  * responses against the service's own OpenAPI document and fails with the text of every failing
- * check. Without the `st` binary the test fails, naming the install line: it never passes unrun.
+ * check. Schemathesis is the version `.ci/requirements.txt` pins, from the virtualenv the tests
+ * provision under `~/.cache/streamfold/` (`support/python-tools.ts`): the runner hands its `st` in
+ * `SCHEMATHESIS_BIN`, and a file run alone finds the cached one (or provisions it). A missing or
+ * other version fails the test: it never passes unrun.
  *
  * Env: SCHEMATHESIS_MAX_EXAMPLES (default 25), SCHEMATHESIS_MAX_TIME seconds (default 25 per
- * service), SCHEMATHESIS_BIN (default `st`). `test/fuzz/README.md` has the long run.
+ * service), SCHEMATHESIS_BIN (an `st` of your own). `test/fuzz/README.md` has the long run.
  */
 import * as assert from 'node:assert/strict';
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
@@ -15,9 +18,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { freePorts, stopProcess } from '../../support/process.ts';
+import { pinnedVersion, provisionPythonTools } from '../../support/python-tools.ts';
 
-export const SCHEMATHESIS_VERSION = '4.32.5';
-const BIN = process.env.SCHEMATHESIS_BIN ?? 'st';
+export const SCHEMATHESIS_VERSION = pinnedVersion('schemathesis');
 const MAX_EXAMPLES = Number(process.env.SCHEMATHESIS_MAX_EXAMPLES ?? 25);
 const MAX_TIME = Number(process.env.SCHEMATHESIS_MAX_TIME ?? 25);
 const READY_TIMEOUT_MS = 30_000;
@@ -82,18 +85,36 @@ export interface SchemathesisResult {
   readonly output: string;
 }
 
-/** Throws, naming the install line, when the Schemathesis CLI is missing or not the pinned version. */
-export async function requireSchemathesis(): Promise<void> {
+let bin: Promise<string> | undefined;
+
+/** `SCHEMATHESIS_BIN` (the runner's virtualenv, or one's own), else the cached virtualenv's `st`. */
+function schemathesisBin(): Promise<string> {
+  const given = process.env.SCHEMATHESIS_BIN;
+  bin ??= given
+    ? Promise.resolve(given)
+    : provisionPythonTools().then((tools) => {
+        console.log(`  ${tools.line}`);
+        return tools.bin('st');
+      });
+  return bin;
+}
+
+/** Throws, saying where it looked, when the Schemathesis CLI is missing or not the pinned version. */
+export async function requireSchemathesis(): Promise<string> {
+  const st = await schemathesisBin();
   let version: string;
   try {
-    version = (await promisify(execFile)(BIN, ['--version'])).stdout;
-  } catch {
+    version = (await promisify(execFile)(st, ['--version'])).stdout;
+  } catch (error) {
     throw new Error(
-      `Schemathesis is not installed ("${BIN}" not found): pip install 'schemathesis==${SCHEMATHESIS_VERSION}'`,
+      `Schemathesis does not run ("${st}": ${(error as Error).message.split('\n')[0]}): unset SCHEMATHESIS_BIN to use the virtualenv the tests provision`,
     );
   }
   if (!version.includes(SCHEMATHESIS_VERSION))
-    throw new Error(`Schemathesis ${SCHEMATHESIS_VERSION} expected, found: ${version.trim()}`);
+    throw new Error(
+      `Schemathesis ${SCHEMATHESIS_VERSION} expected (.ci/requirements.txt), ${st} is: ${version.trim()}`,
+    );
+  return st;
 }
 
 /**
@@ -105,7 +126,7 @@ export async function schemathesis(
   base: string,
   args: readonly string[] = [],
 ): Promise<SchemathesisResult> {
-  await requireSchemathesis();
+  const st = await requireSchemathesis();
   const command = [
     '--config-file',
     CONFIG,
@@ -131,7 +152,7 @@ export async function schemathesis(
   ];
   const { code, output } = await new Promise<{ code: number | null; output: string }>((resolve) => {
     // Its crash store and cache are written under the working directory: not the checkout's.
-    const child = spawn(BIN, command, {
+    const child = spawn(st, command, {
       cwd: mkdtempSync(join(tmpdir(), 'schemathesis-')),
       env: { ...process.env, NO_COLOR: '1', SCHEMATHESIS_HOOKS: '' },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -142,7 +163,7 @@ export async function schemathesis(
     child.on('close', (exit) => resolve({ code: exit, output: text }));
   });
   const requests = Number(/(\d+) generated/.exec(output)?.[1] ?? 0);
-  console.log(`  schemathesis ${BIN} ${command.join(' ')}\n  → ${requests} requests, exit ${code}`);
+  console.log(`  schemathesis ${st} ${command.join(' ')}\n  → ${requests} requests, exit ${code}`);
   if (code !== 0) throw new Error(`Schemathesis failed (exit ${code}):\n${output}`);
   return { requests, output };
 }

@@ -58,10 +58,15 @@ test.after(async () => {
   await f?.stop();
 });
 
-/** The active reminders of a key: `recipient event expiration`, sorted. */
-async function activeReminders(key: string): Promise<string[]> {
-  const active = await f.store.reminders.find({ key, status: 'ACTIVE' }).toArray();
-  return active
+/**
+ * The reminders of a key still to fire (`ACTIVE`, not fired yet): `recipient event expiration`,
+ * sorted. A fired reminder stays `ACTIVE`, as the reference keeps it, until an abort.
+ */
+async function pendingReminders(key: string): Promise<string[]> {
+  const pending = await f.store.reminders
+    .find({ key, status: 'ACTIVE', firedAt: { $exists: false } })
+    .toArray();
+  return pending
     .map((r) => `${r.recipient} ${r.event.name} ${r.expirationDate.toISOString().slice(0, 16)}`)
     .sort();
 }
@@ -73,8 +78,8 @@ interface Row {
   readonly clock?: string;
   /** Every email the row sends: `event name → recipient`. */
   readonly mails: string[];
-  /** The key's active reminders after the row. */
-  readonly active: string[];
+  /** The key's reminders still to fire after the row. */
+  readonly pending: string[];
 }
 
 async function play(key: string, rows: readonly Row[]) {
@@ -93,7 +98,7 @@ async function play(key: string, rows: readonly Row[]) {
       return `${body} → ${receiver}`;
     });
     assert.deepEqual(sent.sort(), doctorMails.sort(), `${row.what}: SMS`);
-    assert.deepEqual(await activeReminders(key), [...row.active].sort(), `${row.what}: active reminders`);
+    assert.deepEqual(await pendingReminders(key), [...row.pending].sort(), `${row.what}: pending reminders`);
   }
 }
 
@@ -121,7 +126,7 @@ test('appointments: participants notified, added and removed ones get created an
         'AM/AppointmentCreated/v1 → jill',
         'AM/AppointmentCreated/v1 → mark',
       ],
-      active: [
+      pending: [
         'jill AM/AppointmentReminder/v1 2026-03-04T09:30',
         'mark AM/AppointmentReminder/v1 2026-03-04T09:30',
       ],
@@ -140,7 +145,7 @@ test('appointments: participants notified, added and removed ones get created an
         'AM/AppointmentUpdated/v1 → dr.rossi',
         'AM/AppointmentUpdated/v1 → mark',
       ],
-      active: [
+      pending: [
         'lucia AM/AppointmentReminder/v1 2026-03-04T09:30',
         'mark AM/AppointmentReminder/v1 2026-03-04T09:30',
       ],
@@ -158,7 +163,7 @@ test('appointments: participants notified, added and removed ones get created an
         'AM/AppointmentUpdated/v1 → lucia',
         'AM/AppointmentUpdated/v1 → mark',
       ],
-      active: [
+      pending: [
         'lucia AM/AppointmentReminder/v1 2026-03-05T09:30',
         'mark AM/AppointmentReminder/v1 2026-03-05T09:30',
       ],
@@ -168,7 +173,7 @@ test('appointments: participants notified, added and removed ones get created an
       clock: '2026-03-05T09:30:00Z',
       act: TICK,
       mails: ['AM/AppointmentReminder/v1 → lucia', 'AM/AppointmentReminder/v1 → mark'],
-      active: [],
+      pending: [],
     },
     {
       what: 'deleted',
@@ -178,16 +183,18 @@ test('appointments: participants notified, added and removed ones get created an
         'AM/AppointmentDeleted/v1 → lucia',
         'AM/AppointmentDeleted/v1 → mark',
       ],
-      active: [],
+      pending: [],
     },
   ]);
+  // The deletion aborted every reminder of the appointment, the fired ones too, as the reference's
+  // abortReminders does with every ACTIVE reminder; whether one fired is kept beside its status.
   const statuses = await f.store.reminders.find({ key: 'apt-1' }).toArray();
-  assert.deepEqual(statuses.map((r) => `${r.recipient} ${r.status}`).sort(), [
+  assert.deepEqual(statuses.map((r) => `${r.recipient} ${r.status}${r.firedAt ? ' fired' : ''}`).sort(), [
     'jill ABORTED',
     'lucia ABORTED',
-    'lucia SENT',
+    'lucia ABORTED fired',
     'mark ABORTED',
-    'mark SENT',
+    'mark ABORTED fired',
   ]);
 });
 
@@ -199,15 +206,15 @@ test('an appointment deleted before its reminders: they are aborted and never fi
       what: 'created',
       act: { id: 'apt2-c', name: 'AM/AppointmentCreated/v1', payload },
       mails: ['AM/AppointmentCreated/v1 → dr.rossi', 'AM/AppointmentCreated/v1 → jill'],
-      active: ['jill AM/AppointmentReminder/v1 2026-03-02T09:30'],
+      pending: ['jill AM/AppointmentReminder/v1 2026-03-02T09:30'],
     },
     {
       what: 'deleted',
       act: { id: 'apt2-d', name: 'AM/AppointmentDeleted/v1', payload },
       mails: ['AM/AppointmentDeleted/v1 → dr.rossi', 'AM/AppointmentDeleted/v1 → jill'],
-      active: [],
+      pending: [],
     },
-    { what: 'past the reminder time', clock: '2026-03-04T00:00:00Z', act: TICK, mails: [], active: [] },
+    { what: 'past the reminder time', clock: '2026-03-04T00:00:00Z', act: TICK, mails: [], pending: [] },
   ]);
   const created = await f.store.notifications.findOne({ _id: 'apt2-c:jill' });
   assert.deepEqual(
@@ -240,14 +247,14 @@ test('therapy: included and excluded users, a recurring reminder an hour before 
         payload: therapy(),
       },
       mails: ['TMM/TherapyCreated/v1 → dr.verdi', 'TMM/TherapyCreated/v1 → jill'],
-      active: ['jill TMM/TherapyReminder/v1 2026-03-01T23:00'],
+      pending: ['jill TMM/TherapyReminder/v1 2026-03-01T23:00'],
     },
     {
       what: 'the reminder for the first day fires and sets the next day’s',
       clock: '2026-03-01T23:00:00Z',
       act: TICK,
       mails: ['TMM/TherapyReminder/v1 → jill'],
-      active: ['jill TMM/TherapyReminder/v1 2026-03-02T23:00'],
+      pending: ['jill TMM/TherapyReminder/v1 2026-03-02T23:00'],
     },
     {
       what: 'updated: dr.bianchi replaces dr.rossi, mondays only',
@@ -261,13 +268,13 @@ test('therapy: included and excluded users, a recurring reminder an hour before 
         'TMM/TherapyDeleted/v1 → dr.rossi',
         'TMM/TherapyUpdated/v1 → jill',
       ],
-      active: ['jill TMM/TherapyReminder/v1 2026-03-08T23:00'],
+      pending: ['jill TMM/TherapyReminder/v1 2026-03-08T23:00'],
     },
     {
       what: 'deleted',
       act: { id: 'th-d', name: 'TMM/TherapyDeleted/v1', payload: mondays },
       mails: ['TMM/TherapyDeleted/v1 → dr.bianchi', 'TMM/TherapyDeleted/v1 → jill'],
-      active: [],
+      pending: [],
     },
   ]);
 });
@@ -284,14 +291,14 @@ test('monitoring: the last plan day’s reminder sets no next one', async () => 
       what: 'created',
       act: { id: 'mon-c', name: 'TMM/MonitoringCreated/v1', payload: plan },
       mails: ['TMM/MonitoringCreated/v1 → dr.rossi', 'TMM/MonitoringCreated/v1 → mark'],
-      active: ['mark TMM/MonitoringReminder/v1 2026-03-02T23:00'],
+      pending: ['mark TMM/MonitoringReminder/v1 2026-03-02T23:00'],
     },
     {
       what: 'its only day',
       clock: '2026-03-02T23:00:00Z',
       act: TICK,
       mails: ['TMM/MonitoringReminder/v1 → mark'],
-      active: [],
+      pending: [],
     },
   ]);
 });
@@ -306,13 +313,13 @@ test('threshold exceeded goes to the plan’s doctor; resource forbidden to ever
         payload: { plan: therapy(), detection: { doctorId: 'dr.rossi', patientId: 'jill' } },
       },
       mails: ['TMM/ThresholdExceeded/v1 → dr.rossi'],
-      active: [],
+      pending: [],
     },
     {
       what: 'resource forbidden',
       act: { id: 'ic', name: 'IC/ResourceForbiddenEvent/v1', payload: { collectionName: 'reports' } },
       mails: [...DOCTORS, ...PATIENTS].map((id) => `IC/ResourceForbiddenEvent/v1 → ${id}`),
-      active: [],
+      pending: [],
     },
   ]);
 });

@@ -1,6 +1,8 @@
 import * as assert from 'node:assert/strict';
+import pino from 'pino';
 import { durationMs } from '../../../services/notification/duration.ts';
 import { nextPlanDay, planReminder } from '../../../services/notification/plan-days.ts';
+import { BUILT_IN_SCHEDULER, Reminders } from '../../../services/notification/reminders.ts';
 import { test } from '../../support/suite.ts';
 import { type ProcessorFixture, startProcessorFixture } from './processor-fixture.ts';
 
@@ -113,7 +115,8 @@ test('reminders: scheduled before the event date, only for the interested users,
   assert.equal(await restarted.tick(), 0, 'fired once');
   assert.deepEqual(f.mailsSince(sent), ['Visit on 3 Mar 10:00 → ada']);
   const fired = await f.store.reminders.findOne({ schedule: 'P1D' });
-  assert.equal(fired?.status, 'SENT');
+  assert.equal(fired?.status, 'ACTIVE', 'the reference’s status: active until aborted');
+  assert.deepEqual(fired?.firedAt, f.clock, 'fired, noted beside its status');
   assert.equal(
     (await f.store.events.findOne({ _id: fired?._id ?? '' }))?.status,
     'PROCESSED',
@@ -121,23 +124,70 @@ test('reminders: scheduled before the event date, only for the interested users,
   );
 });
 
-test('a crash while firing: the reminder left FIRING is claimed again after the lease and its email is not sent twice', async () => {
+test('a crash while firing: the reminder left claimed is claimed again after the lease and its email is not sent twice', async () => {
   f.clock = new Date('2026-03-01T08:00:00Z');
   const { events } = f.instance();
   await events.process(created('a-2', 'apt-2', '2026-03-03T12:00:00Z'), { type: 'test' });
   f.clock = new Date('2026-03-02T12:00:00Z');
   const due = await f.store.reminders.findOne({ key: 'apt-2', schedule: 'P1D' });
   assert.ok(due);
-  // The instance that claimed it crashed after sending, before marking it SENT.
+  // The instance that claimed it crashed after sending, before noting it fired.
   await events.process(due.event, { type: 'reminder' });
-  await f.store.reminders.updateOne({ _id: due._id }, { $set: { status: 'FIRING', claimedAt: f.clock } });
+  await f.store.reminders.updateOne(
+    { _id: due._id },
+    { $set: { claimedAt: f.clock }, $unset: { firedAt: '' } },
+  );
   const sent = f.smtp.messages.length;
   const restarted = f.instance();
   assert.equal(await restarted.tick(), 0, 'within the lease: another replica may still be firing it');
   f.clock = new Date('2026-03-02T12:01:00Z');
   assert.equal(await restarted.tick(), 1, 'after the lease');
   assert.equal(f.smtp.messages.length, sent, 'its event was processed already: nothing sent twice');
-  assert.equal((await f.store.reminders.findOne({ _id: due._id }))?.status, 'SENT');
+  const after = await f.store.reminders.findOne({ _id: due._id });
+  assert.equal(after?.status, 'ACTIVE');
+  assert.deepEqual(after?.firedAt, f.clock);
+});
+
+test('reminders an earlier version left SENT or FIRING get ACTIVE back at start, fired noted, and a deletion aborts them', async () => {
+  f.clock = new Date('2026-03-01T08:00:00Z');
+  await f.instance().events.process(created('a-5', 'apt-5', '2026-03-03T10:00:00Z'), { type: 'test' });
+  const legacy = { SENT: 'P1D', FIRING: 'PT1H' } as const;
+  for (const [status, schedule] of Object.entries(legacy))
+    await f.store.reminders.updateOne(
+      { key: 'apt-5', schedule },
+      {
+        $set: {
+          status: status as never,
+          ...(status === 'SENT' ? { firedAt: f.clock } : { claimedAt: f.clock }),
+        },
+      },
+    );
+  const reminders = new Reminders(
+    f.store.reminders,
+    f.store.notifications,
+    BUILT_IN_SCHEDULER,
+    pino({ level: 'silent' }),
+  );
+  assert.equal(await reminders.adoptLegacyStatuses(), 2);
+  assert.equal(await reminders.adoptLegacyStatuses(), 0, 'once');
+  const adopted = await f.store.reminders.find({ key: 'apt-5' }).sort({ schedule: 1 }).toArray();
+  assert.deepEqual(
+    adopted.map((r) => [r.schedule, r.status, r.firedAt !== undefined]),
+    [
+      ['P1D', 'ACTIVE', true],
+      ['PT1H', 'ACTIVE', false],
+    ],
+  );
+  await f
+    .instance()
+    .events.process(
+      { id: 'a-5d', name: 'AM/AppointmentDeleted/v1', key: 'apt-5', payload: { participantIds: ['ada'] } },
+      { type: 'test' },
+    );
+  assert.deepEqual(
+    (await f.store.reminders.find({ key: 'apt-5' }).toArray()).map((r) => r.status),
+    ['ABORTED', 'ABORTED'],
+  );
 });
 
 test('a reminder already past at scheduling is not set', async () => {

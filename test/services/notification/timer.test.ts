@@ -120,15 +120,43 @@ test('a reminder is scheduled on the timer service, and its expiration posted ba
   assert.equal((await timer.expire(expiration)).status, 200);
   assert.equal((await timer.expire(expiration)).status, 200, 'the timer retrying its call');
   assert.deepEqual(subjects(before), ['AM/AppointmentReminder/v1'], 'sent once');
-  assert.equal(
-    (await db.collection('notification_reminders').findOne({ expirationId: 'exp-1' }))?.status,
-    'SENT',
-  );
+  const stored = await db.collection('notification_reminders').findOne({ expirationId: 'exp-1' });
+  assert.equal(stored?.status, 'ACTIVE', 'the reference’s status: active until aborted');
+  assert.ok(stored?.firedAt instanceof Date, 'fired, noted beside its status');
+  assert.deepEqual(await reminderStatuses('t-1:ada'), ['ACTIVE'], 'the notification says the same');
+});
+
+test('created, fired by the timer, appointment deleted: the reminder is aborted on the timer service and ABORTED on the stored notification, as the reference keeps it', async () => {
+  assert.equal((await post('/notification-events/', created('t-7', 'apt-7'))).status, 200);
+  const expiration = timer.scheduled.at(-1);
+  assert.ok(expiration);
+  const before = smtp.messages.length;
+  assert.equal((await timer.expire(expiration)).status, 200, 'the timer fires the reminder');
+  assert.deepEqual(subjects(before), ['AM/AppointmentReminder/v1']);
+  assert.deepEqual(await reminderStatuses('t-7:ada'), ['ACTIVE'], 'fired: still ACTIVE, as the reference');
+  const deleted = await post('/notification-events/', {
+    ...created('t-7d', 'apt-7'),
+    name: 'AM/AppointmentDeleted/v1',
+  });
+  assert.equal(deleted.status, 200);
+  assert.equal(timer.aborted.at(-1), expiration.expirationId, 'aborted on the timer service');
+  assert.deepEqual(await reminderStatuses('t-7:ada'), ['ABORTED'], 'ABORTED on the stored notification');
+  const listed = (await (await fetch(`${server.base}/notifications/t-7:ada`)).json()) as {
+    reminders: { expirationId: string; status: string }[];
+  };
   assert.deepEqual(
-    await reminderStatuses('t-1:ada'),
-    ['ACTIVE'],
-    'the notification’s entry keeps a status the reference has',
+    listed.reminders.map((r) => [r.expirationId, r.status]),
+    [[expiration.expirationId, 'ABORTED']],
+    'and GET /notifications/:id says so',
   );
+  const stored = await db
+    .collection('notification_reminders')
+    .findOne({ expirationId: expiration.expirationId });
+  assert.equal(stored?.status, 'ABORTED', 'the service’s own record agrees');
+  assert.ok(stored?.firedAt instanceof Date, 'and still knows it fired');
+  const sent = smtp.messages.length;
+  assert.equal((await timer.expire(expiration)).status, 200, 'the timer calling back again');
+  assert.deepEqual(subjects(sent), [], 'an aborted reminder sends nothing');
 });
 
 test('a crash between storing a reminder and scheduling it: the redelivered event schedules it', async () => {
@@ -155,8 +183,9 @@ test('a deletion aborts the reminder on the timer service and marks it ABORTED o
   const expiration = timer.scheduled.at(-1);
   assert.ok(expiration);
   assert.deepEqual(await reminderStatuses('t-2:ada'), ['ACTIVE']);
+  const abortedBefore = timer.aborted.length;
   await post('/notification-events/', { ...created('t-2d', 'apt-2'), name: 'AM/AppointmentDeleted/v1' });
-  assert.deepEqual(timer.aborted, [expiration.expirationId]);
+  assert.deepEqual(timer.aborted.slice(abortedBefore), [expiration.expirationId]);
   assert.deepEqual(
     await reminderStatuses('t-2:ada'),
     ['ABORTED'],

@@ -10,11 +10,12 @@ import { type BrowserContext, chromium } from 'playwright-core';
 import { firstValueFrom } from 'rxjs';
 import * as assert from 'uvu/assert';
 import { test, when } from '../../../support/suite.ts';
+// The runner checks the same path before the run (support/tools.ts).
+import { CHROMIUM } from '../../../support/tools.ts';
 import { CONFIG, type EngineHarness, ORDERS_CONFIG, startEngineHarness } from '../engine-harness.ts';
 import { freePort, sleep, waitFor } from '../support.ts';
 import { nodeOf, startConsole } from './support.ts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SCREENSHOT = 'test/.artifacts/console.png';
 // No network here: without these Chromium keeps dialling out and logging refused connections.
 const ARGS = [
