@@ -34,7 +34,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import Kafka from 'node-rdkafka';
 import { clusterMetadata, deleteTopics } from '../../local-kafka/admin.ts';
-import { MissingToolError } from '../../local-kafka/classpath.ts';
+import { javaAndMavenPresent, MissingToolError } from '../../local-kafka/classpath.ts';
 import type { KafkaTarget, RunTopics } from './kafka-target.ts';
 
 const run = promisify(execFile);
@@ -60,6 +60,11 @@ export interface PeerBuild {
 }
 
 let building: Promise<PeerBuild> | undefined;
+
+/** True when what the build needs is on the PATH: `java`, `mvn` and a JDK's `javac`. */
+export function peerToolsPresent(path = process.env.PATH ?? ''): boolean {
+  return javaAndMavenPresent(path) && path.split(':').some((dir) => existsSync(join(dir, 'javac')));
+}
 
 /** The peer's classpath, built at most once per process and once per source version. */
 export function buildStreamsPeer(): Promise<PeerBuild> {
