@@ -32,6 +32,7 @@ import { parseArgs } from 'node:util';
 import { type LocalKafka, startLocalKafka } from '../local-kafka/cluster.ts';
 import { list, positive } from './harness/cli.ts';
 import type { KafkaRunResult, KafkaRunSpec, KafkaTargetName } from './harness/kafka-run.ts';
+import { buildStreamsPeer } from './harness/kafka-streams-peer.ts';
 import { compareFinalStates, formatComparison, readFinalState } from './harness/output-equality.ts';
 import { type RestRound, restRound } from './harness/rest-bench.ts';
 import { runChild } from './harness/run-child.ts';
@@ -139,7 +140,19 @@ function row(
   ];
 }
 
-// The Kafka Streams peer (W1 and W4): its runs, and its outputs' final state against the engine's.
+// The Kafka Streams peer (W1 and W4): built once here, its runs, and its outputs' final state
+// against the engine's.
+if (streamsStores.length > 0 && workloads.some((id) => id === 'W1' || id === 'W4')) {
+  try {
+    const built = await buildStreamsPeer();
+    process.stderr.write(
+      `bench: Kafka Streams peer ${built.cached ? 'already built' : 'built'} (${built.seconds.toFixed(1)} s)\n`,
+    );
+  } catch (error) {
+    failures.push(`building the Kafka Streams peer: ${(error as Error).message}`);
+    streamsStores.length = 0;
+  }
+}
 const statesDir = mkdtempSync(join(tmpdir(), 'streamfold-bench-states-'));
 const stateFile = (name: string) => join(statesDir, `${name}.json`);
 const equality: string[] = [];

@@ -108,8 +108,13 @@ async function build(): Promise<PeerBuild> {
       jars,
       ...sources,
     ]);
-    // Renamed whole: a concurrent build (another test file) either finds it complete or not at all.
-    if (!existsSync(dir)) renameSync(tmp, dir);
+    // Renamed whole: a concurrent build (another test file) either finds it complete or not at all,
+    // and the second of two builds at once keeps the first one's.
+    try {
+      renameSync(tmp, dir);
+    } catch (error) {
+      if (!usable(dir)) throw error;
+    }
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
@@ -231,7 +236,11 @@ export async function startStreamsPeer(options: StreamsPeerOptions): Promise<Str
   );
   await new Promise<void>((done, fail) =>
     offsets.connect({ timeout: OFFSETS_TIMEOUT_MS }, (err) => (err ? fail(err) : done())),
-  );
+  ).catch((error: unknown) => {
+    stopping = true;
+    child.kill('SIGKILL');
+    throw error;
+  });
   let read: Kafka.TopicPartition[] | undefined;
   const internalTopics = async () =>
     [...(await clusterMetadata(bootstrap, OFFSETS_TIMEOUT_MS)).topics.keys()].filter((t) =>
