@@ -318,7 +318,7 @@ mkdirSync(resultsDir, { recursive: true });
 const file = join(resultsDir, `kafka-${stamp}.json`);
 writeFileSync(
   file,
-  `${JSON.stringify({ startedAt: started.toISOString(), quick, bootstrap, kafkaVersion: local?.kafkaVersion ?? null, loads, runs: allRuns, rest: rounds, failures }, null, 2)}\n`,
+  `${JSON.stringify({ startedAt: started.toISOString(), quick, bootstrap, kafkaVersion: local?.kafkaVersion ?? null, loads, runs: allRuns, equality, rest: rounds, failures }, null, 2)}\n`,
 );
 writeFileSync(join(resultsDir, 'kafka-latest.md'), `${markdown}\n`);
 console.log(`\nresults: ${file}`);
