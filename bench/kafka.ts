@@ -4,6 +4,8 @@
  *   --quick                  small runs (about a minute and a half), for local checks
  *   --workloads=W1,W4        workloads (default W1,W4; `--workloads=` runs only the REST-to-broker part)
  *   --stores=memory,mongo    engine stores (default both; the 2-hop echo always runs)
+ *   --streams=memory,rocksdb the Kafka Streams peer's stores, W1 and W4 (default both; `--streams=`
+ *                            none); its outputs are checked equal to the engine's (memory)
  *   --events=N               events per echo and MemoryStore run (default 30000; quick 5000)
  *   --paced-events=N         events per paced run (default 10000; quick 2000)
  *   --mongo-events=N         events per MongoStore run (default 1000; quick 300)
@@ -22,14 +24,16 @@
  * topics (`bench/harness/kafka-run.ts`). Prints the tables in Markdown and writes
  * `bench/results/kafka-<timestamp>.json` and `bench/results/kafka-latest.md`.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg } from 'node:os';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { type LocalKafka, startLocalKafka } from '../local-kafka/cluster.ts';
 import { list, positive } from './harness/cli.ts';
 import type { KafkaRunResult, KafkaRunSpec, KafkaTargetName } from './harness/kafka-run.ts';
+import { buildStreamsPeer } from './harness/kafka-streams-peer.ts';
+import { compareFinalStates, formatComparison, readFinalState } from './harness/output-equality.ts';
 import { type RestRound, restRound } from './harness/rest-bench.ts';
 import { runChild } from './harness/run-child.ts';
 import { formatKafkaTable, formatRestTable, type KafkaRow, type RestRow } from './report/kafka-table.ts';
@@ -42,6 +46,7 @@ const { values } = parseArgs({
     quick: { type: 'boolean', default: false },
     workloads: { type: 'string', default: 'W1,W4' },
     stores: { type: 'string', default: 'memory,mongo' },
+    streams: { type: 'string', default: 'memory,rocksdb' },
     events: { type: 'string' },
     'mongo-events': { type: 'string' },
     'paced-events': { type: 'string' },
@@ -59,6 +64,7 @@ const { values } = parseArgs({
 const quick = values.quick;
 const workloads = list(values.workloads, Object.keys(WORKLOADS)) as WorkloadId[];
 const stores = list(values.stores, ['memory', 'mongo']) as ('memory' | 'mongo')[];
+const streamsStores = list(values.streams, ['memory', 'rocksdb']) as ('memory' | 'rocksdb')[];
 const events = positive(values.events, quick ? 5_000 : 30_000, '--events');
 const pacedEvents = positive(values['paced-events'], quick ? 2_000 : 10_000, '--paced-events');
 const mongoEvents = positive(values['mongo-events'], quick ? 300 : 1_000, '--mongo-events');
@@ -134,26 +140,88 @@ function row(
   ];
 }
 
+// The Kafka Streams peer (W1 and W4): built once here, its runs, and its outputs' final state
+// against the engine's.
+if (streamsStores.length > 0 && workloads.some((id) => id === 'W1' || id === 'W4')) {
+  try {
+    const built = await buildStreamsPeer();
+    process.stderr.write(
+      `bench: Kafka Streams peer ${built.cached ? 'already built' : 'built'} (${built.seconds.toFixed(1)} s)\n`,
+    );
+  } catch (error) {
+    failures.push(`building the Kafka Streams peer: ${(error as Error).message}`);
+    streamsStores.length = 0;
+  }
+}
+const statesDir = mkdtempSync(join(tmpdir(), 'streamfold-bench-states-'));
+const stateFile = (name: string) => join(statesDir, `${name}.json`);
+const equality: string[] = [];
+function streamsPeerRows(
+  id: WorkloadId,
+  runs: ReadonlyMap<string, (KafkaRunResult | null)[]>,
+  echo: KafkaRunResult | null,
+): KafkaRow[] {
+  const engineRun = allRuns.find((r) => r.spec.finalStateFile === stateFile(`${id}-engine`));
+  for (const run of [...runs.values()].flat()) {
+    if (!run?.spec.finalStateFile) continue;
+    const label = `${id} Kafka Streams (${run.spec.target.slice('streams-'.length)}) vs the engine (memory)`;
+    if (!engineRun) {
+      equality.push(`${label}: not checked (no engine run on MemoryStore)`);
+      continue;
+    }
+    const check = compareFinalStates(
+      readFinalState(stateFile(`${id}-engine`)),
+      readFinalState(run.spec.finalStateFile),
+      ['engine', 'Kafka Streams'],
+    );
+    equality.push(`${label}: ${formatComparison(check)}`);
+    if (!check.equal) failures.push(`${label}: outputs differ`);
+  }
+  return [...runs].flatMap(([store, done]) => row(`${id} Kafka Streams (${store})`, done, echo));
+}
+
 const rows: KafkaRow[] = [];
 const engineMedians = new Map<string, KafkaRunResult>();
 for (const id of workloads) {
-  // Echo and engine runs alternate, so that a change of the machine's load hits both alike.
+  // Echo, engine and peer runs alternate, so that a change of the machine's load hits all alike.
   const echoes: (KafkaRunResult | null)[] = [];
   const memory: (KafkaRunResult | null)[] = [];
+  const peer = new Map(
+    (id === 'W1' || id === 'W4' ? streamsStores : []).map((s) => [s, [] as (KafkaRunResult | null)[]]),
+  );
   for (let i = 0; i < repeat; i++) {
     const of = repeat > 1 ? ` (${i + 1}/${repeat})` : '';
     echoes.push(await kafkaRun(`${id} 2-hop echo${of}`, { workload: id, target: 'echo', events }));
     if (stores.includes('memory'))
-      memory.push(await kafkaRun(`${id} memory${of}`, { workload: id, target: 'memory', events }));
+      memory.push(
+        await kafkaRun(`${id} memory${of}`, {
+          workload: id,
+          target: 'memory',
+          events,
+          ...(i === 0 && peer.size > 0 ? { finalStateFile: stateFile(`${id}-engine`) } : {}),
+        }),
+      );
+    for (const [store, runs] of peer)
+      runs.push(
+        await kafkaRun(`${id} Kafka Streams (${store})${of}`, {
+          workload: id,
+          target: `streams-${store}`,
+          events,
+          finalStateFile: stateFile(`${id}-streams-${store}-${i}`),
+        }),
+      );
   }
   const [echoRow] = row(`${id} 2-hop echo`, echoes);
   rows.push(...(echoRow ? [echoRow] : []));
   const echo = echoRow?.result ?? null;
+  const peerRows = streamsPeerRows(id, peer, echo);
   const [memoryRow] = row(`${id} memory`, memory, echo);
   if (memoryRow) {
-    rows.push(memoryRow);
+    const streams = peerRows.find((r) => r.result.spec.target === 'streams-memory')?.result ?? null;
+    rows.push({ ...memoryRow, streams });
     engineMedians.set(id, memoryRow.result);
   }
+  rows.push(...peerRows);
   if (stores.includes('mongo')) {
     // The stand-in's figures are round-trip counts, the same on every run: one run.
     rows.push(
@@ -227,12 +295,21 @@ if (bare)
   });
 
 await local?.stop();
+rmSync(statesDir, { recursive: true, force: true });
 
 const header = `Kafka ${local ? local.kafkaVersion : `at ${bootstrap}`}, ${partitions} partitions per topic, acks=all, idempotent producers; ${cpus().length} cores; load average ${loads.map((l) => `${l.at} ${l.loadavg.join('/')}`).join(', ')}`;
 const markdown = [
   header,
   '',
   ...(rows.length > 0 ? [formatKafkaTable(rows)] : []),
+  ...(equality.length > 0
+    ? [
+        '',
+        'Output equality (final state per head key, children as multisets):',
+        '',
+        ...equality.map((e) => `- ${e}`),
+      ]
+    : []),
   ...(restRows.length > 0 ? ['', formatRestTable(restRows)] : []),
 ].join('\n');
 console.log(markdown);
@@ -241,7 +318,7 @@ mkdirSync(resultsDir, { recursive: true });
 const file = join(resultsDir, `kafka-${stamp}.json`);
 writeFileSync(
   file,
-  `${JSON.stringify({ startedAt: started.toISOString(), quick, bootstrap, kafkaVersion: local?.kafkaVersion ?? null, loads, runs: allRuns, rest: rounds, failures }, null, 2)}\n`,
+  `${JSON.stringify({ startedAt: started.toISOString(), quick, bootstrap, kafkaVersion: local?.kafkaVersion ?? null, loads, runs: allRuns, equality, rest: rounds, failures }, null, 2)}\n`,
 );
 writeFileSync(join(resultsDir, 'kafka-latest.md'), `${markdown}\n`);
 console.log(`\nresults: ${file}`);

@@ -22,15 +22,17 @@ import { startKafkaEcho } from './kafka-echo.ts';
 import { startKafkaEngine } from './kafka-engine.ts';
 import { readOutput } from './kafka-output.ts';
 import { startKafkaRawPipe } from './kafka-raw-pipe.ts';
+import { startStreamsPeer } from './kafka-streams-peer.ts';
 import { type KafkaTarget, type RunTopics, runTopics, until } from './kafka-target.ts';
 import { createRunTopics } from './kafka-topics.ts';
 import { inputLatencies, type LatencySummary, type OutputStamp, percentile } from './latency.ts';
 import { measureLoad } from './load.ts';
 import { measureWindow } from './measure-window.ts';
-import { processCpuSeconds } from './proc-cpu.ts';
+import { FinalStateCollector, writeFinalState } from './output-equality.ts';
+import { processCpuSeconds, processPeakRssMb } from './proc-cpu.ts';
 import { runAsChild } from './run-child.ts';
 
-export type KafkaTargetName = 'raw' | 'echo' | 'memory' | 'mongo';
+export type KafkaTargetName = 'raw' | 'echo' | 'memory' | 'mongo' | 'streams-memory' | 'streams-rocksdb';
 
 /** Targets that pass each input through both hops as it is (their latency is per echoed input). */
 const PIPES: ReadonlySet<KafkaTargetName> = new Set(['raw', 'echo']);
@@ -48,6 +50,8 @@ export interface KafkaRunSpec {
   readonly runId: string;
   /** Paced production in events/s while the target runs (latency); absent: all produced before. */
   readonly rate?: number;
+  /** Where to write the output's final state per head key, for the equality check (`output-equality.ts`). */
+  readonly finalStateFile?: string;
 }
 
 export interface KafkaRunResult {
@@ -56,7 +60,7 @@ export interface KafkaRunResult {
   readonly inputPerSecond: number;
   readonly outputMessages: number;
   readonly outputBytesPerEvent: number;
-  /** This process (engine or echo) per input event: user + system CPU, µs. */
+  /** The target's process (engine or echo: this one; the Kafka Streams peer: its JVM) per input event: user + system CPU, µs. */
   readonly cpuMicrosPerEvent: number;
   /** The broker's JVM per input event, µs; null when not measurable. */
   readonly brokerCpuMicrosPerEvent: number | null;
@@ -79,9 +83,21 @@ export async function runKafka(spec: KafkaRunSpec): Promise<KafkaRunResult> {
   const events = [...workload.stream(spec.events, spec.seed, 0)];
   const topics = runTopics(`bench.${spec.runId}`, workload.graph.nodes);
   const all = [...topics.inputs.values(), topics.internal, topics.output];
-  await createRunTopics(spec.bootstrap, Object.fromEntries(all.map((t) => [t, spec.partitions])));
+  await createRunTopics(
+    spec.bootstrap,
+    Object.fromEntries([...topics.inputs.values(), topics.internal].map((t) => [t, spec.partitions])),
+  );
+  // The broker stamps each output as it appends it: a Kafka Streams record carries the timestamp
+  // of the input record behind it, not the time it was produced.
+  await createRunTopics(
+    spec.bootstrap,
+    { [topics.output]: spec.partitions },
+    { 'message.timestamp.type': 'LogAppendTime' },
+  );
   const broker = createKafkaBroker({ properties: { 'bootstrap.servers': spec.bootstrap } });
-  const producer = broker.producer();
+  // Keys hashed as Kafka's Java clients (Debezium, Connect) do: the Kafka Streams peer's key joins
+  // need input partitioned the way its own repartition topics are.
+  const producer = broker.producer({ properties: { partitioner: 'murmur2_random' } });
   await producer.connect();
   const sentTimes: number[] = [];
   const records = function* (): Iterable<ProducerRecord> {
@@ -105,29 +121,40 @@ export async function runKafka(spec: KafkaRunSpec): Promise<KafkaRunResult> {
       ? await startKafkaRawPipe(spec.bootstrap, topics, spec.runId)
       : spec.target === 'echo'
         ? await startKafkaEcho(broker, topics, spec.runId)
-        : await startKafkaEngine({
-            broker,
-            bootstrap: spec.bootstrap,
-            workload,
-            topics,
-            runId: spec.runId,
-            metrics,
-            store: (layout) => {
-              store = mongo
-                ? new MongoStore({ ...layout, url: mongo.url, database: mongo.database })
-                : new MemoryStore(layout);
-              return store;
-            },
-          });
+        : spec.target === 'streams-memory' || spec.target === 'streams-rocksdb'
+          ? await startStreamsPeer({
+              bootstrap: spec.bootstrap,
+              workload: spec.workload as 'W1' | 'W4',
+              store: spec.target === 'streams-memory' ? 'memory' : 'rocksdb',
+              topics,
+              applicationId: `bench.${spec.runId}.streams`,
+            })
+          : await startKafkaEngine({
+              broker,
+              bootstrap: spec.bootstrap,
+              workload,
+              topics,
+              runId: spec.runId,
+              metrics,
+              store: (layout) => {
+                store = mongo
+                  ? new MongoStore({ ...layout, url: mongo.url, database: mongo.database })
+                  : new MemoryStore(layout);
+                return store;
+              },
+            });
   try {
     await until('every consumer is assigned', () => target.ready(), target, 60_000);
     const brokerCpu = () => (spec.brokerPid ? processCpuSeconds(spec.brokerPid) : 0);
+    const targetCpu = () => (target.pid ? processCpuSeconds(target.pid) : 0);
     const roundTrips = () => store?.counters.roundTrips ?? 0;
-    const before = { broker: brokerCpu(), roundTrips: roundTrips() };
+    measureWindow.emit('start');
+    // The engine and the pipes start in this tick; the Kafka Streams peer once its instance runs.
+    const starting = target.start();
+    if (starting) await Promise.race([starting, target.failed]);
+    const before = { broker: brokerCpu(), target: targetCpu(), roundTrips: roundTrips() };
     const loadSince = measureLoad();
     const started = Date.now();
-    measureWindow.emit('start');
-    target.start();
     if (spec.rate)
       await Promise.race([
         feed(producer, records(), { rate: spec.rate, unacknowledged: true }),
@@ -136,6 +163,8 @@ export async function runKafka(spec: KafkaRunSpec): Promise<KafkaRunResult> {
     await untilIdle(target, spec.events);
     measureWindow.emit('end');
     const load = loadSince();
+    const cpuSeconds = target.pid ? targetCpu() - before.target : load.cpuSeconds;
+    const peakRssMb = target.pid ? processPeakRssMb(target.pid) : process.resourceUsage().maxRSS / 1024;
     const brokerSeconds = brokerCpu() - before.broker;
     const output = await outputFigures(broker, topics, spec, sentTimes, events);
     const recomputes = await total(metrics.internalOut);
@@ -145,12 +174,12 @@ export async function runKafka(spec: KafkaRunSpec): Promise<KafkaRunResult> {
       inputPerSecond: (spec.events * 1000) / Math.max(1, output.last - started),
       outputMessages: output.count,
       outputBytesPerEvent: output.bytes / spec.events,
-      cpuMicrosPerEvent: (load.cpuSeconds * 1e6) / spec.events,
+      cpuMicrosPerEvent: (cpuSeconds * 1e6) / spec.events,
       brokerCpuMicrosPerEvent: spec.brokerPid ? (brokerSeconds * 1e6) / spec.events : null,
       latencyMs: output.latency,
       roundTripsPerEvent: store ? (roundTrips() - before.roundTrips) / spec.events : null,
       compression: recomputes > 0 ? (await total(metrics.internalIn)) / recomputes : null,
-      peakRssMb: process.resourceUsage().maxRSS / 1024,
+      peakRssMb,
       ...(mongo ? { standIn: mongo.standIn } : {}),
     };
   } finally {
@@ -194,6 +223,7 @@ async function outputFigures(
   let bytes = 0;
   const stamps: OutputStamp[] = [];
   const echoed: number[] = [];
+  const finalState = spec.finalStateFile ? new FinalStateCollector() : null;
   const count = await readOutput(
     broker,
     topics.output,
@@ -201,6 +231,7 @@ async function outputFigures(
     (m: ConsumedMessage) => {
       last = Math.max(last, m.timestamp ?? 0);
       bytes += m.value?.length ?? 0;
+      finalState?.add(m);
       if (!spec.rate) return;
       if (PIPES.has(spec.target)) {
         const sent = m.headers?.find((h) => SENT in h)?.[SENT];
@@ -211,6 +242,7 @@ async function outputFigures(
       }
     },
   );
+  if (spec.finalStateFile && finalState) writeFinalState(spec.finalStateFile, finalState.state);
   const latency = !spec.rate
     ? null
     : PIPES.has(spec.target)

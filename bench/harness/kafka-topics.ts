@@ -8,8 +8,9 @@ import { clusterMetadata, createTopics } from '../../local-kafka/admin.ts';
 export async function createRunTopics(
   bootstrap: string,
   topics: Readonly<Record<string, number>>,
+  config?: Readonly<Record<string, string>>,
 ): Promise<void> {
-  await createTopics(bootstrap, topics);
+  await createTopics(bootstrap, topics, config ? { config } : {});
   const deadline = Date.now() + 60_000;
   for (;;) {
     const known = (await clusterMetadata(bootstrap, 10_000)).topics;

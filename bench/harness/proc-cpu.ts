@@ -15,3 +15,9 @@ export function processCpuSeconds(pid: number): number {
   // utime and stime are fields 14 and 15 of the line, 12 and 13 after the name.
   return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
 }
+
+/** Peak resident set size of another process (`VmHWM` of `/proc/<pid>/status`), in MB. */
+export function processPeakRssMb(pid: number): number {
+  const kb = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+  return kb ? Number(kb) / 1024 : 0;
+}

@@ -10,6 +10,8 @@ export interface KafkaRow {
   readonly range?: readonly [number, number];
   /** The same workload's 2-hop echo through the same broker in this run (engine rows). */
   readonly echo?: KafkaRunResult | null;
+  /** The same workload's Kafka Streams peer on in-memory stores, its median (engine rows). */
+  readonly streams?: KafkaRunResult | null;
 }
 
 export const KAFKA_COLUMNS = [
@@ -18,6 +20,7 @@ export const KAFKA_COLUMNS = [
   'events/s',
   'range',
   'x 2-hop echo',
+  'x Kafka Streams',
   'out msgs',
   'out B/event',
   'process CPU us/event',
@@ -41,7 +44,7 @@ export function formatKafkaTable(rows: readonly KafkaRow[]): string {
   ].join('\n');
 }
 
-function kafkaCells({ label, result, range, echo }: KafkaRow): string[] {
+function kafkaCells({ label, result, range, echo, streams }: KafkaRow): string[] {
   // The stand-in's speed is no figure of the engine's: no ratio for its rows.
   const compared = echo && !result.standIn ? echo : null;
   return [
@@ -50,6 +53,7 @@ function kafkaCells({ label, result, range, echo }: KafkaRow): string[] {
     number(result.inputPerSecond),
     range ? `${number(range[0])}-${number(range[1])}` : '-',
     compared ? number(result.inputPerSecond / compared.inputPerSecond, 2) : '-',
+    streams && !result.standIn ? number(result.inputPerSecond / streams.inputPerSecond, 2) : '-',
     number(result.outputMessages),
     number(result.outputBytesPerEvent),
     number(result.cpuMicrosPerEvent, 1),

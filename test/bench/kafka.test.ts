@@ -1,6 +1,7 @@
 /**
  * The Kafka-mode benchmark (`bench/kafka.ts`) end to end on tiny sizes, on the test run's broker:
- * every event goes through the echo, the engine answers, and the tables carry the ratios.
+ * every event goes through the echo, the engine answers, the Kafka Streams peer answers the same,
+ * and the tables carry the ratios.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -8,11 +9,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as assert from 'uvu/assert';
 import type { KafkaRunResult } from '../../bench/harness/kafka-run.ts';
+import { peerToolsPresent } from '../../bench/harness/kafka-streams-peer.ts';
 import { KAFKA_COLUMNS, REST_COLUMNS } from '../../bench/report/kafka-table.ts';
 import { type KafkaFixture, realKafka, startKafka } from '../support/kafka.ts';
 import { test, when } from '../support/suite.ts';
 
 const EVENTS = 400;
+/** The Kafka Streams peer's rows need a JDK (javac) and Maven besides the broker. */
+const peer = peerToolsPresent();
 let kafka: KafkaFixture | undefined;
 const resultsDir = mkdtempSync(join(tmpdir(), 'bench-kafka-'));
 
@@ -52,6 +56,7 @@ when(await realKafka(), 'the benchmark measures a real broker, not the stand-in'
       [
         '--workloads=W4',
         '--stores=memory',
+        `--streams=${peer ? 'memory' : ''}`,
         `--events=${EVENTS}`,
         '--paced-events=200',
         '--repeat=1',
@@ -72,6 +77,20 @@ when(await realKafka(), 'the benchmark measures a real broker, not the stand-in'
       lines.some((l) => /^\| W4 memory @\d+\/s \|/.test(l)),
       'a paced engine row',
     );
+    if (peer) {
+      // The Kafka Streams peer's row, the engine's ratio to it, and its outputs checked equal.
+      assert.ok(
+        Number(engine[header.indexOf('x Kafka Streams')]) > 0,
+        `x Kafka Streams: ${engine.join(' | ')}`,
+      );
+      assert.ok(lines.some((l) => l.startsWith('| W4 Kafka Streams (memory) |')));
+      assert.ok(
+        lines.some((l) =>
+          /^- W4 Kafka Streams \(memory\) vs the engine \(memory\): equal: \d+ keys$/.test(l),
+        ),
+        out,
+      );
+    }
     assert.equal(cells(lines.find((l) => l.startsWith('| path |')) ?? ''), [...REST_COLUMNS]);
     const rest = cells(lines.find((l) => l.startsWith('| HTTP POST')) ?? '');
     assert.ok(
