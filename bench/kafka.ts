@@ -1,19 +1,20 @@
 /**
  * The Kafka-mode benchmark: `npm run bench:kafka [-- options]`, on a real Apache Kafka broker.
  *
- *   --quick                  small runs (about a minute and a half), for local checks
+ *   --quick                  small runs (a few minutes), for local checks
  *   --workloads=W1,W4        workloads (default W1,W4; `--workloads=` runs only the REST-to-broker part)
- *   --stores=memory,mongo    engine stores (default both; the 2-hop echo always runs)
+ *   --stores=memory,mongo    engine stores (default both; the raw pipe and the 2-hop echo always run)
  *   --streams=memory,rocksdb the Kafka Streams peer's stores, W1 and W4 (default both; `--streams=`
  *                            none); its outputs are checked equal to the engine's (memory)
- *   --events=N               events per echo and MemoryStore run (default 30000; quick 5000)
+ *   --no-broker-limit        skip Apache Kafka's own performance tools on each workload's records
+ *   --events=N               events per anchor and MemoryStore run (default 100000; quick 5000)
  *   --paced-events=N         events per paced run (default 10000; quick 2000)
  *   --mongo-events=N         events per MongoStore run (default 1000; quick 300)
  *   --partitions=N           partitions of every topic (default 4)
- *   --repeat=N               interleaved echo/engine runs per figure, medians reported (default 3; quick 1)
+ *   --repeat=N               interleaved runs of each target per figure, medians reported (default 3; quick 1)
  *   --seed=N                 generator seed (default 42)
- *   --no-latency             skip the paced runs (W1, or the first workload: engine and echo at half
- *                            the engine's events/s)
+ *   --no-latency             skip the paced runs (W1, or the first workload: engine and raw pipe at
+ *                            half the engine's events/s)
  *   --no-rest                skip the REST-to-broker route against the bare produce loop
  *   --requests=N             requests per REST round (default 10000; quick 2000)
  *   --concurrency=N          requests open at a time, and produces awaited at a time (default 64)
@@ -21,7 +22,9 @@
  *
  * The broker is `KAFKA_BROKERS` when set (its CPU is then not measured), else one local Apache
  * Kafka node started for the run (`local-kafka/`). Every run is a process of its own on fresh
- * topics (`bench/harness/kafka-run.ts`). Prints the tables in Markdown and writes
+ * topics (`bench/harness/kafka-run.ts`). The engine is compared with anchors of the same run that
+ * share none of its code: the raw node-rdkafka pipe (`harness/kafka-raw-pipe.ts`), the Kafka
+ * Streams peer (`peers/kafka-streams/`) and the broker's own tools (`harness/kafka-perf-tools.ts`). Prints the tables in Markdown and writes
  * `bench/results/kafka-<timestamp>.json` and `bench/results/kafka-latest.md`.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -31,12 +34,20 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { type LocalKafka, startLocalKafka } from '../local-kafka/cluster.ts';
 import { list, positive } from './harness/cli.ts';
+import { brokerLimit } from './harness/kafka-perf-tools.ts';
 import type { KafkaRunResult, KafkaRunSpec, KafkaTargetName } from './harness/kafka-run.ts';
 import { buildStreamsPeer } from './harness/kafka-streams-peer.ts';
 import { compareFinalStates, formatComparison, readFinalState } from './harness/output-equality.ts';
 import { type RestRound, restRound } from './harness/rest-bench.ts';
 import { runChild } from './harness/run-child.ts';
-import { formatKafkaTable, formatRestTable, type KafkaRow, type RestRow } from './report/kafka-table.ts';
+import {
+  type BrokerLimitRow,
+  formatBrokerLimitTable,
+  formatKafkaTable,
+  formatRestTable,
+  type KafkaRow,
+  type RestRow,
+} from './report/kafka-table.ts';
 import { medianBy, rangeOf } from './report/median.ts';
 import { WORKLOADS, type WorkloadId } from './workloads/index.ts';
 
@@ -55,6 +66,7 @@ const { values } = parseArgs({
     seed: { type: 'string', default: '42' },
     'no-latency': { type: 'boolean', default: false },
     'no-rest': { type: 'boolean', default: false },
+    'no-broker-limit': { type: 'boolean', default: false },
     requests: { type: 'string' },
     concurrency: { type: 'string' },
     'results-dir': { type: 'string' },
@@ -65,7 +77,7 @@ const quick = values.quick;
 const workloads = list(values.workloads, Object.keys(WORKLOADS)) as WorkloadId[];
 const stores = list(values.stores, ['memory', 'mongo']) as ('memory' | 'mongo')[];
 const streamsStores = list(values.streams, ['memory', 'rocksdb']) as ('memory' | 'rocksdb')[];
-const events = positive(values.events, quick ? 5_000 : 30_000, '--events');
+const events = positive(values.events, quick ? 5_000 : 100_000, '--events');
 const pacedEvents = positive(values['paced-events'], quick ? 2_000 : 10_000, '--paced-events');
 const mongoEvents = positive(values['mongo-events'], quick ? 300 : 1_000, '--mongo-events');
 const partitions = positive(values.partitions, 4, '--partitions');
@@ -124,7 +136,7 @@ async function kafkaRun(
 function row(
   label: string,
   runs: readonly (KafkaRunResult | null)[],
-  echo?: KafkaRunResult | null,
+  anchors?: KafkaRow['anchors'],
 ): KafkaRow[] {
   const done = runs.filter((r): r is KafkaRunResult => r !== null);
   const paced = done.some((r) => r.spec.rate);
@@ -135,16 +147,21 @@ function row(
       label: done.length > 1 ? `${label} (median of ${done.length})` : label,
       result: median,
       ...rangeOf(done.map((r) => r.inputPerSecond)),
-      ...(echo !== undefined ? { echo } : {}),
+      ...(anchors ? { anchors } : {}),
     },
   ];
 }
 
 // The Kafka Streams peer (W1 and W4): built once here, its runs, and its outputs' final state
 // against the engine's.
-if (streamsStores.length > 0 && workloads.some((id) => id === 'W1' || id === 'W4')) {
+let peerClasspath: string | null = null;
+if (
+  (streamsStores.length > 0 && workloads.some((id) => id === 'W1' || id === 'W4')) ||
+  (!values['no-broker-limit'] && workloads.length > 0)
+) {
   try {
     const built = await buildStreamsPeer();
+    peerClasspath = built.classpath;
     process.stderr.write(
       `bench: Kafka Streams peer ${built.cached ? 'already built' : 'built'} (${built.seconds.toFixed(1)} s)\n`,
     );
@@ -159,7 +176,7 @@ const equality: string[] = [];
 function streamsPeerRows(
   id: WorkloadId,
   runs: ReadonlyMap<string, (KafkaRunResult | null)[]>,
-  echo: KafkaRunResult | null,
+  raw: KafkaRunResult | null,
 ): KafkaRow[] {
   const engineRun = allRuns.find((r) => r.spec.finalStateFile === stateFile(`${id}-engine`));
   for (const run of [...runs.values()].flat()) {
@@ -177,13 +194,16 @@ function streamsPeerRows(
     equality.push(`${label}: ${formatComparison(check)}`);
     if (!check.equal) failures.push(`${label}: outputs differ`);
   }
-  return [...runs].flatMap(([store, done]) => row(`${id} Kafka Streams (${store})`, done, echo));
+  return [...runs].flatMap(([store, done]) => row(`${id} Kafka Streams (${store})`, done, { raw }));
 }
 
 const rows: KafkaRow[] = [];
+const limits: BrokerLimitRow[] = [];
 const engineMedians = new Map<string, KafkaRunResult>();
+const anchorsOf = new Map<string, NonNullable<KafkaRow['anchors']>>();
 for (const id of workloads) {
-  // Echo, engine and peer runs alternate, so that a change of the machine's load hits all alike.
+  // The targets' runs alternate, so that a change of the machine's load hits all alike.
+  const raws: (KafkaRunResult | null)[] = [];
   const echoes: (KafkaRunResult | null)[] = [];
   const memory: (KafkaRunResult | null)[] = [];
   const peer = new Map(
@@ -191,6 +211,7 @@ for (const id of workloads) {
   );
   for (let i = 0; i < repeat; i++) {
     const of = repeat > 1 ? ` (${i + 1}/${repeat})` : '';
+    raws.push(await kafkaRun(`${id} raw pipe${of}`, { workload: id, target: 'raw', events }));
     echoes.push(await kafkaRun(`${id} 2-hop echo${of}`, { workload: id, target: 'echo', events }));
     if (stores.includes('memory'))
       memory.push(
@@ -211,48 +232,105 @@ for (const id of workloads) {
         }),
       );
   }
-  const [echoRow] = row(`${id} 2-hop echo`, echoes);
-  rows.push(...(echoRow ? [echoRow] : []));
-  const echo = echoRow?.result ?? null;
-  const peerRows = streamsPeerRows(id, peer, echo);
-  const [memoryRow] = row(`${id} memory`, memory, echo);
+  const [rawRow] = row(`${id} raw pipe (node-rdkafka)`, raws);
+  const raw = rawRow?.result ?? null;
+  if (rawRow) rows.push(rawRow);
+  rows.push(...row(`${id} 2-hop echo (our operators)`, echoes, { raw }));
+  const peerRows = streamsPeerRows(id, peer, raw);
+  const streamsOf = (store: string) =>
+    peerRows.find((r) => r.result.spec.target === `streams-${store}`)?.result ?? null;
+  const anchors = { raw, streamsMemory: streamsOf('memory'), streamsRocksdb: streamsOf('rocksdb') };
+  anchorsOf.set(id, anchors);
+  const [memoryRow] = row(`${id} memory`, memory, anchors);
   if (memoryRow) {
-    const streams = peerRows.find((r) => r.result.spec.target === 'streams-memory')?.result ?? null;
-    rows.push({ ...memoryRow, streams });
+    rows.push(memoryRow);
     engineMedians.set(id, memoryRow.result);
   }
   rows.push(...peerRows);
   if (stores.includes('mongo')) {
     // The stand-in's figures are round-trip counts, the same on every run: one run.
     rows.push(
-      ...row(
-        `${id} mongo`,
-        [await kafkaRun(`${id} mongo`, { workload: id, target: 'mongo', events: mongoEvents })],
-        echo,
-      ),
+      ...row(`${id} mongo`, [
+        await kafkaRun(`${id} mongo`, { workload: id, target: 'mongo', events: mongoEvents }),
+      ]),
     );
   }
+  if (peerClasspath && !values['no-broker-limit']) limits.push(...(await brokerLimitRows(id, peerClasspath)));
   noteLoad(id);
 }
 
+/** Apache Kafka's producer and consumer performance tools on the workload's records (one run each). */
+async function brokerLimitRows(id: WorkloadId, classpath: string): Promise<BrokerLimitRow[]> {
+  process.stderr.write(`bench: ${id} broker limit (Apache Kafka's performance tools) ...\n`);
+  try {
+    const recordValues = [...WORKLOADS[id].stream(events, seed, 0)].map((e) => e.record.value as Buffer);
+    const limit = await brokerLimit({
+      bootstrap,
+      classpath,
+      values: recordValues,
+      partitions,
+      runId: `${runPrefix}t${id}`,
+    });
+    return [
+      { label: `${id} ProducerPerformance (acks=all, idempotent)`, ...limit.produced },
+      { label: `${id} ConsumerPerformance (fetch)`, ...limit.consumed },
+    ];
+  } catch (error) {
+    failures.push(`${id} broker limit: ${(error as Error).message}`);
+    return [];
+  }
+}
+
 const pacedId = workloads.includes('W1') ? 'W1' : workloads[0];
+let pacedEngine: KafkaRunResult | undefined;
 const pacedOn = pacedId ? engineMedians.get(pacedId) : undefined;
 if (pacedId && pacedOn && !values['no-latency']) {
   const rate = Math.max(1, Math.round(pacedOn.inputPerSecond / 2));
   const paced = (target: KafkaTargetName) =>
     kafkaRun(`${pacedId} ${target} @${rate}/s`, { workload: pacedId, target, events: pacedEvents, rate });
-  const echoes: (KafkaRunResult | null)[] = [];
+  const raws: (KafkaRunResult | null)[] = [];
   const memory: (KafkaRunResult | null)[] = [];
   for (let i = 0; i < repeat; i++) {
-    echoes.push(await paced('echo'));
+    raws.push(await paced('raw'));
     memory.push(await paced('memory'));
   }
-  const [echoRow] = row(`${pacedId} 2-hop echo @${rate}/s`, echoes);
-  rows.push(
-    ...(echoRow ? [echoRow] : []),
-    ...row(`${pacedId} memory @${rate}/s`, memory, echoRow?.result ?? null),
-  );
+  const [rawRow] = row(`${pacedId} raw pipe @${rate}/s`, raws);
+  const [pacedRow] = row(`${pacedId} memory @${rate}/s`, memory, { raw: rawRow?.result ?? null });
+  rows.push(...(rawRow ? [rawRow] : []), ...(pacedRow ? [pacedRow] : []));
+  if (pacedRow) pacedEngine = pacedRow.result;
   noteLoad('paced');
+}
+
+/** The targets of issue 34, each met or missed on this run's medians. */
+function targetVerdicts(): string[] {
+  const verdict = (
+    name: string,
+    value: number | null | undefined,
+    met: (v: number) => boolean,
+    shown: string,
+  ) =>
+    `${name.padEnd(52)} ${value === null || value === undefined ? 'not run' : met(value) ? 'met    ' : 'missed '} ${value === null || value === undefined ? '' : shown}`;
+  const lines: string[] = [];
+  for (const [id, engine] of engineMedians) {
+    const anchors = anchorsOf.get(id);
+    const raw = anchors?.raw;
+    const x = (anchor: KafkaRunResult | null | undefined) =>
+      anchor ? engine.inputPerSecond / anchor.inputPerSecond : null;
+    const fixed = (v: number | null) => (v === null ? '' : `${v.toFixed(2)} x`);
+    lines.push(verdict(`${id} throughput >= 0.6 x the raw pipe`, x(raw), (v) => v >= 0.6, fixed(x(raw))));
+    for (const [store, anchor] of [
+      ['memory', anchors?.streamsMemory],
+      ['rocksdb', anchors?.streamsRocksdb],
+    ] as const)
+      lines.push(
+        verdict(`${id} throughput > Kafka Streams (${store})`, x(anchor), (v) => v > 1, fixed(x(anchor))),
+      );
+    const cpu = raw ? engine.cpuMicrosPerEvent / raw.cpuMicrosPerEvent : null;
+    lines.push(verdict(`${id} CPU per event <= 2 x the raw pipe's`, cpu, (v) => v <= 2, fixed(cpu)));
+  }
+  const p99 = pacedEngine?.latencyMs?.p99;
+  lines.push(verdict(`${pacedId ?? 'W1'} p99 at half rate <= 350 ms`, p99, (v) => v <= 350, `${p99} ms`));
+  return lines;
 }
 
 const rounds: RestRound[] = [];
@@ -302,6 +380,8 @@ const markdown = [
   header,
   '',
   ...(rows.length > 0 ? [formatKafkaTable(rows)] : []),
+  ...(limits.length > 0 ? ['', formatBrokerLimitTable(limits)] : []),
+  ...(engineMedians.size > 0 ? ['', '```', 'targets:', ...targetVerdicts(), '```'] : []),
   ...(equality.length > 0
     ? [
         '',

@@ -8,10 +8,15 @@ export interface KafkaRow {
   readonly result: KafkaRunResult;
   /** Lowest and highest events/s when the row is the median of several runs. */
   readonly range?: readonly [number, number];
-  /** The same workload's 2-hop echo through the same broker in this run (engine rows). */
-  readonly echo?: KafkaRunResult | null;
-  /** The same workload's Kafka Streams peer on in-memory stores, its median (engine rows). */
-  readonly streams?: KafkaRunResult | null;
+  /**
+   * The same workload's anchors in this run, their medians: the raw-client pipe, and the Kafka
+   * Streams peer on in-memory and on RocksDB stores. None of them shares the engine's code.
+   */
+  readonly anchors?: {
+    readonly raw?: KafkaRunResult | null;
+    readonly streamsMemory?: KafkaRunResult | null;
+    readonly streamsRocksdb?: KafkaRunResult | null;
+  };
 }
 
 export const KAFKA_COLUMNS = [
@@ -19,12 +24,13 @@ export const KAFKA_COLUMNS = [
   'events',
   'events/s',
   'range',
-  'x 2-hop echo',
-  'x Kafka Streams',
+  'x raw pipe',
+  'x Kafka Streams (memory)',
+  'x Kafka Streams (rocksdb)',
   'out msgs',
   'out B/event',
   'process CPU us/event',
-  'x echo CPU',
+  'x raw pipe CPU',
   'broker CPU us/event',
   'p50 ms',
   'p99 ms',
@@ -44,20 +50,23 @@ export function formatKafkaTable(rows: readonly KafkaRow[]): string {
   ].join('\n');
 }
 
-function kafkaCells({ label, result, range, echo, streams }: KafkaRow): string[] {
+function kafkaCells({ label, result, range, anchors }: KafkaRow): string[] {
   // The stand-in's speed is no figure of the engine's: no ratio for its rows.
-  const compared = echo && !result.standIn ? echo : null;
+  const ratio = (anchor: KafkaRunResult | null | undefined, of: (r: KafkaRunResult) => number) =>
+    anchor && !result.standIn && anchor !== result ? number(of(result) / of(anchor), 2) : '-';
+  const rate = (r: KafkaRunResult) => r.inputPerSecond;
   return [
     `${label}${result.standIn ? ' (stand-in)' : ''}`,
     number(result.spec.events),
     number(result.inputPerSecond),
     range ? `${number(range[0])}-${number(range[1])}` : '-',
-    compared ? number(result.inputPerSecond / compared.inputPerSecond, 2) : '-',
-    streams && !result.standIn ? number(result.inputPerSecond / streams.inputPerSecond, 2) : '-',
+    ratio(anchors?.raw, rate),
+    ratio(anchors?.streamsMemory, rate),
+    ratio(anchors?.streamsRocksdb, rate),
     number(result.outputMessages),
     number(result.outputBytesPerEvent),
     number(result.cpuMicrosPerEvent, 1),
-    compared ? number(result.cpuMicrosPerEvent / compared.cpuMicrosPerEvent, 2) : '-',
+    ratio(anchors?.raw, (r) => r.cpuMicrosPerEvent),
     number(result.brokerCpuMicrosPerEvent, 1),
     number(result.latencyMs?.p50),
     number(result.latencyMs?.p99),
@@ -65,6 +74,31 @@ function kafkaCells({ label, result, range, echo, streams }: KafkaRow): string[]
     number(result.compression, 2),
     number(result.peakRssMb),
   ];
+}
+
+/** The broker's own tools on a workload's records: one line each. */
+export interface BrokerLimitRow {
+  readonly label: string;
+  readonly records: number;
+  readonly perSecond: number;
+  readonly megabytesPerSecond: number;
+}
+
+export const BROKER_LIMIT_COLUMNS = [
+  'broker limit (Apache Kafka tools)',
+  'records',
+  'records/s',
+  'MB/s',
+] as const;
+
+export function formatBrokerLimitTable(rows: readonly BrokerLimitRow[]): string {
+  return [
+    line(BROKER_LIMIT_COLUMNS),
+    line(BROKER_LIMIT_COLUMNS.map(() => '---')),
+    ...rows.map((row) =>
+      line([row.label, number(row.records), number(row.perSecond), number(row.megabytesPerSecond, 1)]),
+    ),
+  ].join('\n');
 }
 
 export interface RestRow {

@@ -50,13 +50,14 @@ const cells = (line: string) =>
     .map((c) => c.trim());
 
 when(await realKafka(), 'the benchmark measures a real broker, not the stand-in')(
-  'W4 on the engine and the 2-hop echo, paced, and the REST route: outputs, ratios and results',
+  "W4 on the engine, the raw pipe, the 2-hop echo and the broker's tools, paced, and the REST route: outputs, ratios and results",
   async () => {
     const { code, out } = await bench(
       [
         '--workloads=W4',
         '--stores=memory',
         `--streams=${peer ? 'memory' : ''}`,
+        ...(peer ? [] : ['--no-broker-limit']),
         `--events=${EVENTS}`,
         '--paced-events=200',
         '--repeat=1',
@@ -70,9 +71,19 @@ when(await realKafka(), 'the benchmark measures a real broker, not the stand-in'
     const lines = out.split('\n');
     const header = cells(lines.find((l) => l.startsWith('| run |')) ?? '');
     assert.equal(header, [...KAFKA_COLUMNS]);
-    const ratio = header.indexOf('x 2-hop echo');
+    const ratio = header.indexOf('x raw pipe');
     const engine = cells(lines.find((l) => l.startsWith('| W4 memory |')) ?? '');
-    assert.ok(Number(engine[ratio]) > 0, `the engine's ratio to the echo: ${engine[ratio]}`);
+    assert.ok(Number(engine[ratio]) > 0, `the engine's ratio to the raw pipe: ${engine[ratio]}`);
+    const echoRow = cells(lines.find((l) => l.startsWith('| W4 2-hop echo (our operators) |')) ?? '');
+    assert.ok(Number(echoRow[ratio]) > 0, `the echo's ratio to the raw pipe: ${echoRow.join(' | ')}`);
+    assert.ok(
+      Number(engine[header.indexOf('x raw pipe CPU')]) > 0,
+      `the engine's CPU against the raw pipe's: ${engine.join(' | ')}`,
+    );
+    assert.ok(
+      lines.some((l) => /^W4 throughput >= 0\.6 x the raw pipe +(met|missed) /.test(l)),
+      out,
+    );
     assert.ok(
       lines.some((l) => /^\| W4 memory @\d+\/s \|/.test(l)),
       'a paced engine row',
@@ -80,9 +91,15 @@ when(await realKafka(), 'the benchmark measures a real broker, not the stand-in'
     if (peer) {
       // The Kafka Streams peer's row, the engine's ratio to it, and its outputs checked equal.
       assert.ok(
-        Number(engine[header.indexOf('x Kafka Streams')]) > 0,
+        Number(engine[header.indexOf('x Kafka Streams (memory)')]) > 0,
         `x Kafka Streams: ${engine.join(' | ')}`,
       );
+      // Apache Kafka's own tools on the workload's records.
+      for (const tool of ['ProducerPerformance', 'ConsumerPerformance']) {
+        const limit = cells(lines.find((l) => l.startsWith(`| W4 ${tool}`)) ?? '');
+        assert.equal(Number(limit[1]), EVENTS, `${tool} handled every record: ${limit.join(' | ')}`);
+        assert.ok(Number((limit[2] ?? '').replace(/,/g, '')) > 0, `${tool} records/s`);
+      }
       assert.ok(lines.some((l) => l.startsWith('| W4 Kafka Streams (memory) |')));
       assert.ok(
         lines.some((l) =>
@@ -101,6 +118,8 @@ when(await realKafka(), 'the benchmark measures a real broker, not the stand-in'
     const file = /results: (.+)/.exec(out)?.[1] as string;
     const { runs } = JSON.parse(readFileSync(file, 'utf8')) as { runs: KafkaRunResult[] };
     const echo = runs.find((r) => r.spec.target === 'echo' && !r.spec.rate);
+    const raw = runs.find((r) => r.spec.target === 'raw' && !r.spec.rate);
+    assert.is(raw?.outputMessages, EVENTS, 'the raw pipe passes every event through both hops once');
     const memory = runs.find((r) => r.spec.target === 'memory' && !r.spec.rate);
     assert.is(echo?.outputMessages, EVENTS, 'the echo echoes every event once');
     // W4 has one output per live head key per compression window: at least one, at most one per event.
