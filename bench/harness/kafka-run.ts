@@ -2,13 +2,16 @@
  * One Kafka-mode run in this process: `node --import tsx bench/harness/kafka-run.ts '<spec JSON>'`
  * prints the KafkaRunResult as its last stdout line (`bench/kafka.ts` starts one per run).
  *
- * The run's fresh topics are created, the target (engine or 2-hop echo) joins its groups paused,
- * and then either the whole input is in the input topics before it starts (throughput), or it is
- * produced at `rate` events/s once it started (latency). Measured from the start until everything
- * is consumed and committed: events/s up to the last output's broker timestamp, this process's CPU
- * and the broker's (its JVM's `/proc` times, when it is a local one) per event.
+ * The run's fresh topics are created, the target (the engine, a pipe or the Kafka Streams peer)
+ * joins its groups paused, and then either the whole input is in the input topics before it
+ * starts (throughput), or another process produces it at `rate` events/s once it started
+ * (latency, `paced-feed.ts`). Measured from the start until everything is consumed and committed:
+ * events/s up to the last output's broker timestamp, the target's CPU and the broker's (its JVM's
+ * `/proc` times, when it is a local one) per event; a latency runs from an input's broker append
+ * to the append of the first output that answers it.
  */
 
+import { fileURLToPath } from 'node:url';
 import { createKafkaBroker } from '../../engine/broker/kafka/index.ts';
 import type { Broker, ConsumedMessage, ProducerRecord } from '../../engine/broker/types.ts';
 import { createEngineMetrics } from '../../engine/metrics/index.ts';
@@ -29,8 +32,11 @@ import { inputLatencies, type LatencySummary, type OutputStamp, percentile } fro
 import { measureLoad } from './load.ts';
 import { measureWindow } from './measure-window.ts';
 import { FinalStateCollector, writeFinalState } from './output-equality.ts';
+import { type PacedFeedSpec, SEQ_HEADER } from './paced-feed.ts';
 import { processCpuSeconds, processPeakRssMb } from './proc-cpu.ts';
-import { runAsChild } from './run-child.ts';
+import { runAsChild, runChild } from './run-child.ts';
+
+const PACED_FEED = fileURLToPath(new URL('./paced-feed.ts', import.meta.url));
 
 export type KafkaTargetName = 'raw' | 'echo' | 'memory' | 'mongo' | 'streams-memory' | 'streams-rocksdb';
 
@@ -75,23 +81,18 @@ export interface KafkaRunResult {
 
 const IDLE_POLL_MS = 250;
 
-/** The header carrying an input's production time in paced runs (the echo passes it on). */
-const SENT = 'bench-sent';
-
 export async function runKafka(spec: KafkaRunSpec): Promise<KafkaRunResult> {
   const workload = WORKLOADS[spec.workload];
   const events = [...workload.stream(spec.events, spec.seed, 0)];
   const topics = runTopics(`bench.${spec.runId}`, workload.graph.nodes);
   const all = [...topics.inputs.values(), topics.internal, topics.output];
+  await createRunTopics(spec.bootstrap, { [topics.internal]: spec.partitions });
+  // The broker stamps each input and output as it appends it: a latency runs from the input's
+  // append to its answer's (not from the source's produce call), and a Kafka Streams record
+  // carries the timestamp of the input record behind it, not the time it was produced.
   await createRunTopics(
     spec.bootstrap,
-    Object.fromEntries([...topics.inputs.values(), topics.internal].map((t) => [t, spec.partitions])),
-  );
-  // The broker stamps each output as it appends it: a Kafka Streams record carries the timestamp
-  // of the input record behind it, not the time it was produced.
-  await createRunTopics(
-    spec.bootstrap,
-    { [topics.output]: spec.partitions },
+    Object.fromEntries([...topics.inputs.values(), topics.output].map((t) => [t, spec.partitions])),
     { 'message.timestamp.type': 'LogAppendTime' },
   );
   const broker = createKafkaBroker({ properties: { 'bootstrap.servers': spec.bootstrap } });
@@ -99,17 +100,8 @@ export async function runKafka(spec: KafkaRunSpec): Promise<KafkaRunResult> {
   // need input partitioned the way its own repartition topics are.
   const producer = broker.producer({ properties: { partitioner: 'murmur2_random' } });
   await producer.connect();
-  const sentTimes: number[] = [];
   const records = function* (): Iterable<ProducerRecord> {
-    for (const e of events) {
-      const topic = topics.inputs.get(e.record.topic) as string;
-      if (!spec.rate) yield { ...e.record, topic };
-      else {
-        const sent = Date.now();
-        sentTimes.push(sent);
-        yield { ...e.record, topic, headers: [{ [SENT]: String(sent) }] };
-      }
-    }
+    for (const e of events) yield { ...e.record, topic: topics.inputs.get(e.record.topic) as string };
   };
   if (!spec.rate) await feed(producer, records());
 
@@ -155,18 +147,25 @@ export async function runKafka(spec: KafkaRunSpec): Promise<KafkaRunResult> {
     const before = { broker: brokerCpu(), target: targetCpu(), roundTrips: roundTrips() };
     const loadSince = measureLoad();
     const started = Date.now();
-    if (spec.rate)
-      await Promise.race([
-        feed(producer, records(), { rate: spec.rate, unacknowledged: true }),
-        target.failed,
-      ]);
+    if (spec.rate) {
+      const feedSpec: PacedFeedSpec = {
+        bootstrap: spec.bootstrap,
+        workload: spec.workload,
+        events: spec.events,
+        seed: spec.seed,
+        rate: spec.rate,
+        topics: Object.fromEntries(topics.inputs),
+      };
+      const paced = runChild(PACED_FEED, feedSpec, Math.max(120_000, (spec.events / spec.rate) * 3000));
+      await Promise.race([paced, target.failed]);
+    }
     await untilIdle(target, spec.events);
     measureWindow.emit('end');
     const load = loadSince();
     const cpuSeconds = target.pid ? targetCpu() - before.target : load.cpuSeconds;
     const peakRssMb = target.pid ? processPeakRssMb(target.pid) : process.resourceUsage().maxRSS / 1024;
     const brokerSeconds = brokerCpu() - before.broker;
-    const output = await outputFigures(broker, topics, spec, sentTimes, events);
+    const output = await outputFigures(broker, topics, spec, events);
     const recomputes = await total(metrics.internalOut);
     return {
       spec,
@@ -216,12 +215,18 @@ async function outputFigures(
   broker: Broker,
   topics: RunTopics,
   spec: KafkaRunSpec,
-  sentTimes: readonly number[],
   events: readonly BenchEvent[],
 ) {
   let last = 0;
   let bytes = 0;
   const stamps: OutputStamp[] = [];
+  /** Paced runs: each input's broker append time, by its index in the stream. */
+  const appended = new Float64Array(spec.rate ? spec.events : 0);
+  if (spec.rate)
+    await readOutput(broker, [...topics.inputs.values()], `bench.inputs.${spec.runId}`, (m) => {
+      const seq = seqOf(m);
+      if (seq !== null) appended[seq] = m.timestamp ?? 0;
+    });
   const echoed: number[] = [];
   const finalState = spec.finalStateFile ? new FinalStateCollector() : null;
   const count = await readOutput(
@@ -234,8 +239,8 @@ async function outputFigures(
       finalState?.add(m);
       if (!spec.rate) return;
       if (PIPES.has(spec.target)) {
-        const sent = m.headers?.find((h) => SENT in h)?.[SENT];
-        if (sent !== undefined) echoed.push((m.timestamp ?? 0) - Number(sent.toString()));
+        const seq = seqOf(m);
+        if (seq !== null) echoed.push((m.timestamp ?? 0) - (appended[seq] as number));
       } else {
         const stamp = stampOf(m);
         if (stamp) stamps.push(stamp);
@@ -248,11 +253,17 @@ async function outputFigures(
     : PIPES.has(spec.target)
       ? echoLatencies(echoed, spec.events)
       : inputLatencies(
-          sentTimes,
+          appended,
           events.map((e) => e.head),
           stamps,
         );
   return { count, bytes, last, latency };
+}
+
+/** The input's index in the stream, from the header the paced feed gives it (pipes pass it on). */
+function seqOf(message: ConsumedMessage): number | null {
+  const seq = message.headers?.find((h) => SEQ_HEADER in h)?.[SEQ_HEADER];
+  return seq === undefined ? null : Number(seq.toString());
 }
 
 function echoLatencies(samples: number[], inputs: number): LatencySummary {
