@@ -7,6 +7,9 @@
  *   --streams=memory,rocksdb the Kafka Streams peer's stores, W1 and W4 (default both; `--streams=`
  *                            none); its outputs are checked equal to the engine's (memory)
  *   --no-broker-limit        skip Apache Kafka's own performance tools on each workload's records
+ *   --rss-million            add W3 on MemoryStore: a population of 3,000 customers (123,000
+ *                            records), then 1,000,000 child updates, for the peak RSS (state bounded
+ *                            by the population, so what grows is the engine's own)
  *   --events=N               events per anchor and MemoryStore run (default 100000; quick 5000)
  *   --paced-events=N         events per paced run (default 10000; quick 2000)
  *   --mongo-events=N         events per MongoStore run (default 1000; quick 300)
@@ -67,6 +70,7 @@ const { values } = parseArgs({
     'no-latency': { type: 'boolean', default: false },
     'no-rest': { type: 'boolean', default: false },
     'no-broker-limit': { type: 'boolean', default: false },
+    'rss-million': { type: 'boolean', default: false },
     requests: { type: 'string' },
     concurrency: { type: 'string' },
     'results-dir': { type: 'string' },
@@ -281,6 +285,21 @@ async function brokerLimitRows(id: WorkloadId, classpath: string): Promise<Broke
   }
 }
 
+/** W3's population for the million-event run: 3,000 customers, 10 orders each, 3 items per order. */
+const RSS_SCALE = 3_000;
+let rssMillion: number | null = null;
+if (values['rss-million']) {
+  const run = await kafkaRun('W3 memory, 1,000,000 events after a population of 3,000 customers', {
+    workload: 'W3',
+    target: 'memory',
+    events: 1_000_000,
+    scale: RSS_SCALE,
+  });
+  rows.push(...row('W3 memory, 1M updates of a 123k-record population', [run]));
+  rssMillion = run?.peakRssMb ?? null;
+  noteLoad('rss-million');
+}
+
 const pacedId = workloads.includes('W1') ? 'W1' : workloads[0];
 let pacedEngine: KafkaRunResult | undefined;
 const pacedOn = pacedId ? engineMedians.get(pacedId) : undefined;
@@ -328,6 +347,15 @@ function targetVerdicts(): string[] {
     const cpu = raw ? engine.cpuMicrosPerEvent / raw.cpuMicrosPerEvent : null;
     lines.push(verdict(`${id} CPU per event <= 2 x the raw pipe's`, cpu, (v) => v <= 2, fixed(cpu)));
   }
+  if (values['rss-million'])
+    lines.push(
+      verdict(
+        '1M events in Kafka mode: peak RSS <= 300 MB',
+        rssMillion,
+        (v) => v <= 300,
+        `${Math.round(rssMillion ?? 0)} MB`,
+      ),
+    );
   const p99 = pacedEngine?.latencyMs?.p99;
   lines.push(verdict(`${pacedId ?? 'W1'} p99 at half rate <= 350 ms`, p99, (v) => v <= 350, `${p99} ms`));
   return lines;

@@ -13,14 +13,14 @@
 
 import { fileURLToPath } from 'node:url';
 import { createKafkaBroker } from '../../engine/broker/kafka/index.ts';
-import type { Broker, ConsumedMessage, ProducerRecord } from '../../engine/broker/types.ts';
+import type { Broker, ConsumedMessage } from '../../engine/broker/types.ts';
 import { createEngineMetrics } from '../../engine/metrics/index.ts';
-import { MemoryStore, MongoStore, type Store } from '../../engine/store/index.ts';
+import { MemoryStore } from '../../engine/store/memory-store.ts';
+import type { Store } from '../../engine/store/types.ts';
 import { deleteTopics } from '../../local-kafka/admin.ts';
-import { startMongo } from '../../test/support/mongo.ts';
-import { type BenchEvent, WORKLOADS, type WorkloadId } from '../workloads/index.ts';
+import { WORKLOADS, type WorkloadId } from '../workloads/index.ts';
 import { stampOf, total } from './engine-run.ts';
-import { feed } from './feed.ts';
+import { type InputFeedSpec, SEQ_HEADER } from './input-feed.ts';
 import { startKafkaEcho } from './kafka-echo.ts';
 import { startKafkaEngine } from './kafka-engine.ts';
 import { readOutput } from './kafka-output.ts';
@@ -32,11 +32,10 @@ import { inputLatencies, type LatencySummary, type OutputStamp, percentile } fro
 import { measureLoad } from './load.ts';
 import { measureWindow } from './measure-window.ts';
 import { FinalStateCollector, writeFinalState } from './output-equality.ts';
-import { type PacedFeedSpec, SEQ_HEADER } from './paced-feed.ts';
 import { processCpuSeconds, processPeakRssMb } from './proc-cpu.ts';
 import { runAsChild, runChild } from './run-child.ts';
 
-const PACED_FEED = fileURLToPath(new URL('./paced-feed.ts', import.meta.url));
+const INPUT_FEED = fileURLToPath(new URL('./input-feed.ts', import.meta.url));
 
 export type KafkaTargetName = 'raw' | 'echo' | 'memory' | 'mongo' | 'streams-memory' | 'streams-rocksdb';
 
@@ -54,6 +53,8 @@ export interface KafkaRunSpec {
   readonly brokerPid: number | null;
   /** Unique per run: names its topics and consumer groups. */
   readonly runId: string;
+  /** The workload's scale (W3: customers in its population, produced before the stream); default 0. */
+  readonly scale?: number;
   /** Paced production in events/s while the target runs (latency); absent: all produced before. */
   readonly rate?: number;
   /** Where to write the output's final state per head key, for the equality check (`output-equality.ts`). */
@@ -83,7 +84,6 @@ const IDLE_POLL_MS = 250;
 
 export async function runKafka(spec: KafkaRunSpec): Promise<KafkaRunResult> {
   const workload = WORKLOADS[spec.workload];
-  const events = [...workload.stream(spec.events, spec.seed, 0)];
   const topics = runTopics(`bench.${spec.runId}`, workload.graph.nodes);
   const all = [...topics.inputs.values(), topics.internal, topics.output];
   await createRunTopics(spec.bootstrap, { [topics.internal]: spec.partitions });
@@ -96,16 +96,28 @@ export async function runKafka(spec: KafkaRunSpec): Promise<KafkaRunResult> {
     { 'message.timestamp.type': 'LogAppendTime' },
   );
   const broker = createKafkaBroker({ properties: { 'bootstrap.servers': spec.bootstrap } });
-  // Keys hashed as Kafka's Java clients (Debezium, Connect) do: the Kafka Streams peer's key joins
-  // need input partitioned the way its own repartition topics are.
-  const producer = broker.producer({ properties: { partitioner: 'murmur2_random' } });
-  await producer.connect();
-  const records = function* (): Iterable<ProducerRecord> {
-    for (const e of events) yield { ...e.record, topic: topics.inputs.get(e.record.topic) as string };
+  const input: InputFeedSpec = {
+    bootstrap: spec.bootstrap,
+    workload: spec.workload,
+    events: spec.events,
+    seed: spec.seed,
+    ...(spec.scale ? { scale: spec.scale } : {}),
+    ...(spec.rate ? { rate: spec.rate } : {}),
+    topics: Object.fromEntries(topics.inputs),
   };
-  if (!spec.rate) await feed(producer, records());
+  const feedTimeoutMs = Math.max(120_000, spec.events * (spec.rate ? 3000 / spec.rate : 2));
+  if (!spec.rate) await runChild(INPUT_FEED, input, feedTimeoutMs);
 
-  const mongo = spec.target === 'mongo' ? await startMongo() : null;
+  // Loaded only for MongoStore runs: the driver's BSON module alone holds a 17 MB buffer, which
+  // would count in every other run's peak RSS.
+  const mongoModules =
+    spec.target === 'mongo'
+      ? await Promise.all([
+          import('../../test/support/mongo.ts'),
+          import('../../engine/store/mongo/mongo-store.ts'),
+        ])
+      : null;
+  const mongo = mongoModules ? await mongoModules[0].startMongo() : null;
   const metrics = createEngineMetrics({ defaultMetrics: false });
   let store: Store | undefined;
   const target: KafkaTarget =
@@ -130,7 +142,11 @@ export async function runKafka(spec: KafkaRunSpec): Promise<KafkaRunResult> {
               metrics,
               store: (layout) => {
                 store = mongo
-                  ? new MongoStore({ ...layout, url: mongo.url, database: mongo.database })
+                  ? new (mongoModules as NonNullable<typeof mongoModules>)[1].MongoStore({
+                      ...layout,
+                      url: mongo.url,
+                      database: mongo.database,
+                    })
                   : new MemoryStore(layout);
                 return store;
               },
@@ -147,25 +163,14 @@ export async function runKafka(spec: KafkaRunSpec): Promise<KafkaRunResult> {
     const before = { broker: brokerCpu(), target: targetCpu(), roundTrips: roundTrips() };
     const loadSince = measureLoad();
     const started = Date.now();
-    if (spec.rate) {
-      const feedSpec: PacedFeedSpec = {
-        bootstrap: spec.bootstrap,
-        workload: spec.workload,
-        events: spec.events,
-        seed: spec.seed,
-        rate: spec.rate,
-        topics: Object.fromEntries(topics.inputs),
-      };
-      const paced = runChild(PACED_FEED, feedSpec, Math.max(120_000, (spec.events / spec.rate) * 3000));
-      await Promise.race([paced, target.failed]);
-    }
+    if (spec.rate) await Promise.race([runChild(INPUT_FEED, input, feedTimeoutMs), target.failed]);
     await untilIdle(target, spec.events);
     measureWindow.emit('end');
     const load = loadSince();
     const cpuSeconds = target.pid ? targetCpu() - before.target : load.cpuSeconds;
     const peakRssMb = target.pid ? processPeakRssMb(target.pid) : process.resourceUsage().maxRSS / 1024;
     const brokerSeconds = brokerCpu() - before.broker;
-    const output = await outputFigures(broker, topics, spec, events);
+    const output = await outputFigures(broker, topics, spec);
     const recomputes = await total(metrics.internalOut);
     return {
       spec,
@@ -183,7 +188,6 @@ export async function runKafka(spec: KafkaRunSpec): Promise<KafkaRunResult> {
     };
   } finally {
     await target.stop();
-    await producer.disconnect();
     await mongo?.stop();
     await deleteTopics(spec.bootstrap, all);
   }
@@ -211,12 +215,7 @@ async function untilIdle(target: KafkaTarget, events: number): Promise<void> {
 }
 
 /** The output topic's messages, bytes and last broker timestamp, and in paced runs the latencies. */
-async function outputFigures(
-  broker: Broker,
-  topics: RunTopics,
-  spec: KafkaRunSpec,
-  events: readonly BenchEvent[],
-) {
+async function outputFigures(broker: Broker, topics: RunTopics, spec: KafkaRunSpec) {
   let last = 0;
   let bytes = 0;
   const stamps: OutputStamp[] = [];
@@ -254,7 +253,7 @@ async function outputFigures(
       ? echoLatencies(echoed, spec.events)
       : inputLatencies(
           appended,
-          events.map((e) => e.head),
+          Array.from(WORKLOADS[spec.workload].stream(spec.events, spec.seed, spec.scale ?? 0), (e) => e.head),
           stamps,
         );
   return { count, bytes, last, latency };

@@ -7,7 +7,9 @@ import type { EngineMetrics } from '../metrics/index.ts';
 import { deadLetterTopics } from '../runtime/clients.ts';
 import { compileConfig } from '../runtime/compile.ts';
 import { groupIdOf, INTERNAL_PART, type RunningEngine, startEngine } from '../runtime/engine.ts';
-import { MemoryStore, type Store } from '../store/index.ts';
+// The memory store alone: the store index also loads the MongoDB driver (and its 17 MB BSON buffer).
+import { MemoryStore } from '../store/memory-store.ts';
+import type { Store } from '../store/types.ts';
 
 export interface EmbeddedEngineOptions {
   readonly config: Config;
