@@ -16,6 +16,7 @@ import {
 } from '../internal-updates/message.ts';
 import type { EngineMetrics } from '../metrics/index.ts';
 import type { RuntimeContext } from './context.ts';
+import { KeyedSequencer } from './keyed-sequencer.ts';
 import { startInputBatch } from './process-input.ts';
 import { recomputeHeads } from './recompute.ts';
 
@@ -63,7 +64,12 @@ export function inputPipeline(
   }).pipe(
     // Batches are stored one after another, in order; their acknowledgements are awaited side by
     // side (the source's `maxInFlight` bounds how many), so the next batch is stored meanwhile.
-    concatMap(async (batch) => ({ batch, started: await startInputBatch(ctx, nodeId, batch.items) })),
+    // The messages are let go once stored (only their acknowledgement travels on), so that they
+    // die young instead of waiting in the old generation for a major collection.
+    concatMap(async (batch) => ({
+      batch: withItems(batch, []),
+      started: await startInputBatch(ctx, nodeId, batch.items),
+    })),
     mergeMap(async ({ batch, started }) => {
       await started.acknowledged;
       return batch;
@@ -74,6 +80,14 @@ export function inputPipeline(
 
 /** Head keys recomputed per batch at most (5 store round trips on W1 whatever the size, 6 when a head was deleted). */
 export const RECOMPUTE_MAX_HEADS = 1024;
+
+/**
+ * Recompute batches under way at once: the next one renders while the last one's outputs await
+ * their acknowledgements (a broker round trip it used to wait for). A head key is recomputed by
+ * one batch at a time, in the order the batches came (`KeyedSequencer`): its outputs and its
+ * remembered aggregate stay in order.
+ */
+const RECOMPUTE_CONCURRENCY = 2;
 
 /**
  * The internal-updates topic: compress per head key within the window, recompute those heads,
@@ -87,6 +101,8 @@ export function internalUpdatesPipeline(
   options: PipelineOptions,
 ): Observable<Batch<unknown>> {
   const compressed = { in: 0, out: 0 };
+  const sequencer = new KeyedSequencer();
+  let lastBatch: Promise<void> = Promise.resolve();
   return consumeBatches(consumer, {
     topics: [ctx.internalTopic],
     maxBatchSize: options.maxBatchSize,
@@ -112,9 +128,9 @@ export function internalUpdatesPipeline(
     ),
     compressByKey<InternalUpdate>({
       windowMs,
-      // One recompute at a time: windows that close meanwhile merge into the next, larger batch
-      // (fewer store round trips under load) instead of queueing up one batch each.
-      maxInFlight: 1,
+      // A bounded number of recomputes at a time: windows that close meanwhile merge into the
+      // next, larger batch (fewer store round trips under load) instead of queueing up one each.
+      maxInFlight: RECOMPUTE_CONCURRENCY,
       // ...but bounded: the batch's store requests and outputs are held in memory at once.
       maxBatchSize: RECOMPUTE_MAX_HEADS,
       keyOf: internalUpdateId,
@@ -127,10 +143,23 @@ export function internalUpdatesPipeline(
         if (compressed.out > 0) ctx.metrics.compressionRatio.set(compressed.in / compressed.out);
       },
     }),
-    concatMap(async (batch) => {
-      await recomputeHeads(ctx, batch.items);
-      return batch;
-    }),
+    mergeMap(async (batch) => {
+      // Emitted (so acknowledged) in the order they came, whichever finishes first: an input
+      // batch's acknowledgements travel with the last batch holding one of its keys, which must
+      // not be committed while an earlier batch with its other keys is still under way.
+      const earlier = lastBatch;
+      let finish!: () => void;
+      lastBatch = new Promise<void>((resolve) => {
+        finish = resolve;
+      });
+      try {
+        await sequencer.run(batch.items.map(internalUpdateId), () => recomputeHeads(ctx, batch.items));
+        await earlier;
+        return batch;
+      } finally {
+        finish();
+      }
+    }, RECOMPUTE_CONCURRENCY),
     commitAcknowledged(consumer, { intervalMs: options.commitIntervalMs }),
   );
 }
