@@ -73,6 +73,8 @@ export interface KafkaRunResult {
   readonly brokerCpuMicrosPerEvent: number | null;
   /** Paced runs: from an input's production to the first output of its head (echo: its echo). */
   readonly latencyMs: LatencySummary | null;
+  /** MongoStore runs on the stand-in: its process's CPU per input event, µs (who limits the run). */
+  readonly storeCpuMicrosPerEvent?: number | null;
   /** Engine runs: store requests per input event and internal updates per head recompute. */
   readonly roundTripsPerEvent: number | null;
   readonly compression: number | null;
@@ -156,11 +158,12 @@ export async function runKafka(spec: KafkaRunSpec): Promise<KafkaRunResult> {
     const brokerCpu = () => (spec.brokerPid ? processCpuSeconds(spec.brokerPid) : 0);
     const targetCpu = () => (target.pid ? processCpuSeconds(target.pid) : 0);
     const roundTrips = () => store?.counters.roundTrips ?? 0;
+    const storeCpu = () => (mongo?.pid ? processCpuSeconds(mongo.pid) : 0);
     measureWindow.emit('start');
     // The engine and the pipes start in this tick; the Kafka Streams peer once its instance runs.
     const starting = target.start();
     if (starting) await Promise.race([starting, target.failed]);
-    const before = { broker: brokerCpu(), target: targetCpu(), roundTrips: roundTrips() };
+    const before = { broker: brokerCpu(), target: targetCpu(), store: storeCpu(), roundTrips: roundTrips() };
     const loadSince = measureLoad();
     const started = Date.now();
     if (spec.rate) await Promise.race([runChild(INPUT_FEED, input, feedTimeoutMs), target.failed]);
@@ -170,6 +173,7 @@ export async function runKafka(spec: KafkaRunSpec): Promise<KafkaRunResult> {
     const cpuSeconds = target.pid ? targetCpu() - before.target : load.cpuSeconds;
     const peakRssMb = target.pid ? processPeakRssMb(target.pid) : process.resourceUsage().maxRSS / 1024;
     const brokerSeconds = brokerCpu() - before.broker;
+    const storeSeconds = storeCpu() - before.store;
     const output = await outputFigures(broker, topics, spec);
     const recomputes = await total(metrics.internalOut);
     return {
@@ -182,6 +186,7 @@ export async function runKafka(spec: KafkaRunSpec): Promise<KafkaRunResult> {
       brokerCpuMicrosPerEvent: spec.brokerPid ? (brokerSeconds * 1e6) / spec.events : null,
       latencyMs: output.latency,
       roundTripsPerEvent: store ? (roundTrips() - before.roundTrips) / spec.events : null,
+      storeCpuMicrosPerEvent: mongo?.pid ? (storeSeconds * 1e6) / spec.events : null,
       compression: recomputes > 0 ? (await total(metrics.internalIn)) / recomputes : null,
       peakRssMb,
       ...(mongo ? { standIn: mongo.standIn } : {}),

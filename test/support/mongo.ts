@@ -23,6 +23,8 @@ export interface MongoFixture {
   readonly database: string;
   /** True for the jongodb stand-in, false for a real server from `MONGODB_URL`. */
   readonly standIn: boolean;
+  /** The stand-in's process (its CPU time, for benchmarks); absent for a server or a container. */
+  readonly pid?: number;
   stop(): Promise<void>;
 }
 
@@ -73,7 +75,7 @@ async function startJongodb(database: string): Promise<MongoFixture> {
   const stop = () => stopProcess(child);
   try {
     const url = await waitUntilReady(child, log);
-    return { url, database, standIn: true, stop };
+    return { url, database, standIn: true, stop, ...(child.pid ? { pid: child.pid } : {}) };
   } catch (error) {
     await stop();
     throw error;
