@@ -51,6 +51,7 @@ import {
   type KafkaRow,
   type RestRow,
 } from './report/kafka-table.ts';
+import { kafkaTargetVerdicts } from './report/kafka-targets.ts';
 import { medianBy, rangeOf } from './report/median.ts';
 import { WORKLOADS, type WorkloadId } from './workloads/index.ts';
 
@@ -320,47 +321,6 @@ if (pacedId && pacedOn && !values['no-latency']) {
   noteLoad('paced');
 }
 
-/** The targets of issue 34, each met or missed on this run's medians. */
-function targetVerdicts(): string[] {
-  const verdict = (
-    name: string,
-    value: number | null | undefined,
-    met: (v: number) => boolean,
-    shown: string,
-  ) =>
-    `${name.padEnd(52)} ${value === null || value === undefined ? 'not run' : met(value) ? 'met    ' : 'missed '} ${value === null || value === undefined ? '' : shown}`;
-  const lines: string[] = [];
-  for (const [id, engine] of engineMedians) {
-    const anchors = anchorsOf.get(id);
-    const raw = anchors?.raw;
-    const x = (anchor: KafkaRunResult | null | undefined) =>
-      anchor ? engine.inputPerSecond / anchor.inputPerSecond : null;
-    const fixed = (v: number | null) => (v === null ? '' : `${v.toFixed(2)} x`);
-    lines.push(verdict(`${id} throughput >= 0.6 x the raw pipe`, x(raw), (v) => v >= 0.6, fixed(x(raw))));
-    for (const [store, anchor] of [
-      ['memory', anchors?.streamsMemory],
-      ['rocksdb', anchors?.streamsRocksdb],
-    ] as const)
-      lines.push(
-        verdict(`${id} throughput > Kafka Streams (${store})`, x(anchor), (v) => v > 1, fixed(x(anchor))),
-      );
-    const cpu = raw ? engine.cpuMicrosPerEvent / raw.cpuMicrosPerEvent : null;
-    lines.push(verdict(`${id} CPU per event <= 2 x the raw pipe's`, cpu, (v) => v <= 2, fixed(cpu)));
-  }
-  if (values['rss-million'])
-    lines.push(
-      verdict(
-        '1M events in Kafka mode: peak RSS <= 300 MB',
-        rssMillion,
-        (v) => v <= 300,
-        `${Math.round(rssMillion ?? 0)} MB`,
-      ),
-    );
-  const p99 = pacedEngine?.latencyMs?.p99;
-  lines.push(verdict(`${pacedId ?? 'W1'} p99 at half rate <= 350 ms`, p99, (v) => v <= 350, `${p99} ms`));
-  return lines;
-}
-
 const rounds: RestRound[] = [];
 if (!values['no-rest']) {
   for (let i = 0; i < repeat; i++) {
@@ -409,7 +369,21 @@ const markdown = [
   '',
   ...(rows.length > 0 ? [formatKafkaTable(rows)] : []),
   ...(limits.length > 0 ? ['', formatBrokerLimitTable(limits)] : []),
-  ...(engineMedians.size > 0 ? ['', '```', 'targets:', ...targetVerdicts(), '```'] : []),
+  ...(engineMedians.size > 0
+    ? [
+        '',
+        '```',
+        'targets:',
+        ...kafkaTargetVerdicts({
+          workloads: new Map(
+            [...engineMedians].map(([id, engine]) => [id, { engine, anchors: anchorsOf.get(id) ?? {} }]),
+          ),
+          ...(pacedId && pacedEngine ? { paced: { workload: pacedId, result: pacedEngine } } : {}),
+          ...(values['rss-million'] ? { rssMillionMb: rssMillion } : {}),
+        }),
+        '```',
+      ]
+    : []),
   ...(equality.length > 0
     ? [
         '',

@@ -1,7 +1,9 @@
 import * as assert from 'uvu/assert';
+import type { KafkaRunResult } from '../../bench/harness/kafka-run.ts';
 import { inputLatencies, percentile } from '../../bench/harness/latency.ts';
 import type { RunResult } from '../../bench/harness/types.ts';
 import { niceMax, renderChart } from '../../bench/report/chart.ts';
+import { kafkaTargetVerdicts } from '../../bench/report/kafka-targets.ts';
 import { formatMarkdownTable, formatTable } from '../../bench/report/table.ts';
 import { checkTargets, formatContext, formatTargets } from '../../bench/report/targets.ts';
 import { test } from '../support/suite.ts';
@@ -211,6 +213,37 @@ test('targets: each verdict from its own run, a missing run is "not run", below 
   assert.is(million('W1', 251, false)?.measured, '251 MB');
   assert.is(million('W1', 251, false)?.verdict, 'missed');
   assert.match(formatTargets(checks), /W3 child updates per recompute >= 5\s+met\s+5\.0/);
+});
+
+test('Kafka-mode targets: ratios to the raw pipe and to Kafka Streams, CPU, p99 and RSS; missing anchors are "not run"', () => {
+  const run = (inputPerSecond: number, cpuMicrosPerEvent: number, p99: number | null = null) =>
+    ({
+      inputPerSecond,
+      cpuMicrosPerEvent,
+      latencyMs: p99 === null ? null : { p99 },
+    }) as unknown as KafkaRunResult;
+  const lines = kafkaTargetVerdicts({
+    workloads: new Map([
+      ['W1', { engine: run(30_000, 40), anchors: { raw: run(40_000, 30), streamsMemory: run(10_000, 400) } }],
+      ['W4', { engine: run(20_000, 90), anchors: { raw: run(40_000, 40), streamsMemory: run(25_000, 300) } }],
+    ]),
+    paced: { workload: 'W1', result: run(15_000, 50, 351) },
+    rssMillionMb: 280,
+  });
+  const line = (start: string) => lines.find((l) => l.startsWith(start)) ?? '';
+  assert.match(line('W1 throughput >= 0.6 x the raw pipe'), /met +0\.75 x$/);
+  assert.match(line('W4 throughput >= 0.6 x the raw pipe'), /missed +0\.50 x$/);
+  assert.match(line('W1 throughput > Kafka Streams (memory)'), /met +3\.00 x$/);
+  assert.match(line('W4 throughput > Kafka Streams (memory)'), /missed +0\.80 x$/);
+  assert.match(line('W1 throughput > Kafka Streams (rocksdb)'), /not run$/);
+  assert.match(line('W1 CPU per event <= 2 x'), /met +1\.33 x$/);
+  assert.match(line('W4 CPU per event <= 2 x'), /missed +2\.25 x$/);
+  assert.match(line('W1 p99 at half rate <= 350 ms'), /missed +351 ms$/);
+  assert.match(line('1M events in Kafka mode'), /met +280 MB$/);
+  assert.match(
+    kafkaTargetVerdicts({ workloads: new Map() }).join('\n'),
+    /p99 at half rate <= 350 ms +not run/,
+  );
 });
 
 test.run();
