@@ -18,7 +18,7 @@ import { pythonIdentity } from './python-tools.ts';
 
 /** Debian 12's packages of every tool below; the root README's quick start gives the same line. */
 export const APT_INSTALL =
-  'sudo apt-get install -y openjdk-17-jre-headless maven redis-server python3 python3-venv chromium';
+  'sudo apt-get install -y openjdk-17-jdk-headless maven redis-server python3 python3-venv chromium';
 
 /** The Chromium the browser test drives (`CHROMIUM_PATH`, else Debian's). */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -99,7 +99,11 @@ async function checkJava(path: string): Promise<MissingTool | undefined> {
   // `17.0.15`, or `1.8.0_402` for Java 8.
   const [first = 0, second = 0] = version.split(/[._-]/).map(Number);
   const major = first === 1 ? second : first;
-  if (major >= JAVA_MAJOR) return undefined;
+  // A JDK, not only a JRE: the benchmark's Kafka Streams peer (and its test) is compiled.
+  if (major >= JAVA_MAJOR)
+    return onPath('javac', path)
+      ? undefined
+      : { tool: `Java ${JAVA_MAJOR}`, problem: 'no javac on the PATH (a JRE without its JDK)' };
   return {
     tool: `Java ${JAVA_MAJOR}`,
     problem: version ? `java is ${version}; Apache Kafka 4 needs ${JAVA_MAJOR}+` : 'java does not run',
