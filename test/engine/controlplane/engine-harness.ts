@@ -100,18 +100,29 @@ export interface EngineHarness {
   readOutputs(): Promise<number>;
   produce(topic: string, from: number, count: number): Promise<void>;
   consumed(node: string): Promise<number>;
+  /** The engine's last log lines (info and up, or `LOG_LEVEL`), its Kafka clients' included. */
+  recentLogs(): string;
   close(): Promise<void>;
 }
 
 export async function startEngineHarness(options: EngineHarnessOptions): Promise<EngineHarness> {
-  const logger = pino({ level: process.env.LOG_LEVEL ?? 'silent' });
+  const recent: string[] = [];
+  const logger = pino(
+    { level: process.env.LOG_LEVEL ?? 'info' },
+    {
+      write(line: string) {
+        recent.push(line);
+        if (recent.length > 60) recent.shift();
+      },
+    },
+  );
   const { kafka } = options;
   const topic = (name: string) => kafka?.topic(name) ?? name;
   const compiled = compileConfig(
     parseConfig(JSON.stringify(onCluster(options.config ?? CONFIG, kafka))).config,
   );
   const nodes = [...compiled.topics.keys()];
-  const { broker, clients, properties } = await brokerFor(compiled, kafka);
+  const { broker, clients, properties } = await brokerFor(compiled, kafka, logger);
   const metrics = createEngineMetrics({ defaultMetrics: false });
   const plane = createControlPlane({
     address: options.address,
@@ -178,6 +189,7 @@ export async function startEngineHarness(options: EngineHarnessOptions): Promise
       const { values } = await metrics.consumed.get();
       return values.find((v) => v.labels.node === node)?.value ?? 0;
     },
+    recentLogs: () => recent.join(''),
     async close() {
       await plane.close();
       await engine.stop();
@@ -198,10 +210,10 @@ function onCluster(config: object, kafka: KafkaTarget | undefined): object {
   return copy;
 }
 
-async function brokerFor(compiled: CompiledConfig, kafka: KafkaTarget | undefined) {
+async function brokerFor(compiled: CompiledConfig, kafka: KafkaTarget | undefined, logger: pino.Logger) {
   if (kafka) {
     const clients = engineClients(compiled.config, await resolveSecrets(compiled.config));
-    const broker: Broker = createKafkaBroker({ properties: clients.producer });
+    const broker: Broker = createKafkaBroker({ properties: clients.producer, logger });
     return { broker, clients, properties: kafka.properties };
   }
   const topics = Object.fromEntries([...compiled.topics.values(), 'internal', 'views'].map((t) => [t, 2]));
