@@ -4,7 +4,7 @@
  * output message.
  */
 
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import pino from 'pino';
 import { createKafkaBroker } from '../../../engine/broker/kafka/index.ts';
 import { MemoryBroker } from '../../../engine/broker/memory/index.ts';
@@ -90,6 +90,8 @@ export interface EngineHarnessOptions {
 }
 
 export interface EngineHarness {
+  /** The configuration's id: `CONFIG.id`, or one of this run's own on a real cluster. */
+  readonly engineId: string;
   readonly nodes: readonly string[];
   readonly broker: Broker;
   readonly engine: RunningEngine;
@@ -155,6 +157,7 @@ export async function startEngineHarness(options: EngineHarnessOptions): Promise
   const producer = broker.producer({ properties });
   await producer.connect();
   return {
+    engineId: compiled.config.id,
     nodes,
     broker,
     engine,
@@ -199,10 +202,17 @@ export async function startEngineHarness(options: EngineHarnessOptions): Promise
   };
 }
 
-/** The configuration with its topics and connection on the cluster, when there is one. */
+/**
+ * The configuration with its topics and connection on the cluster, when there is one, and an id
+ * of its own: the engine's consumer groups are named after it (`streamfold.<id>.<node>`), and a
+ * cluster is shared (by the suite's files, by two runs of the suite, by CI pipelines). Under a
+ * fixed id, two runs were members of each other's groups: every start and stop of one rebalanced
+ * the other's consumers, mid-test.
+ */
 function onCluster(config: object, kafka: KafkaTarget | undefined): object {
   if (!kafka) return config;
   const copy = structuredClone(config) as typeof CONFIG;
+  copy.id = `cp${randomBytes(6).toString('hex')}`;
   copy.connections.kafka.config = kafka.properties as typeof copy.connections.kafka.config;
   for (const consumer of Object.values(copy.consumers.config)) consumer.topic = kafka.topic(consumer.topic);
   copy.producer.config.topic = kafka.topic(copy.producer.config.topic);

@@ -5,13 +5,12 @@
  * test and the real broker's.
  */
 import * as assert from 'uvu/assert';
-import { CONFIG, type EngineHarness } from '../engine-harness.ts';
+import type { EngineHarness } from '../engine-harness.ts';
 import { sleep, waitFor as waitForever } from '../support.ts';
 import { type Console, nodeOf } from './support.ts';
 
-const ENGINE = CONFIG.id;
-
 export async function pauseResumeScenario(cp: Console, h: EngineHarness, timeoutMs = 20_000): Promise<void> {
+  const ENGINE = h.engineId;
   /** A bounded wait; timed out, it tells what it last saw and the engine's last log lines. */
   const waitFor = async <T>(what: string, check: () => T | Promise<T>, seen?: () => string) => {
     try {
