@@ -49,6 +49,8 @@ export interface LocalKafkaOptions {
   readonly overrides?: Readonly<Record<string, string>>;
   /** Bound of each start, default 90 s (a JVM start on two busy cores). */
   readonly readyTimeoutMs?: number;
+  /** How long `stop` waits for a node's controlled shutdown before SIGKILL; default 30 s. */
+  readonly stopTimeoutMs?: number;
 }
 
 export interface LocalKafkaNode {
@@ -61,7 +63,7 @@ export interface LocalKafkaNode {
   pid(): number | undefined;
   /** SIGKILL: a crash, no controlled shutdown. */
   kill(): Promise<void>;
-  /** SIGTERM: Kafka's controlled shutdown (SIGKILL after 30 s). */
+  /** SIGTERM: Kafka's controlled shutdown (SIGKILL after `stopTimeoutMs`, 30 s). */
   stop(): Promise<void>;
   /** Starts it again on the same ports and data; resolves once it logged that it started. */
   start(): Promise<void>;
@@ -122,6 +124,7 @@ export async function startLocalKafka(options: LocalKafkaOptions = {}): Promise<
         classpath,
         heap,
         readyTimeoutMs,
+        stopTimeoutMs: options.stopTimeoutMs ?? 30_000,
       },
     );
   });
@@ -184,6 +187,7 @@ interface JavaSettings {
   readonly classpath: string;
   readonly heap: string;
   readonly readyTimeoutMs: number;
+  readonly stopTimeoutMs: number;
 }
 
 class JavaNode implements LocalKafkaNode {
@@ -249,13 +253,18 @@ class JavaNode implements LocalKafkaNode {
   }
 
   stop(): Promise<void> {
-    return this.#signal('SIGTERM', 30_000);
+    return this.#signal('SIGTERM', this.java.stopTimeoutMs);
   }
 
   async #signal(signal: NodeJS.Signals, killAfterMs: number): Promise<void> {
     const child = this.#child;
     if (!child || !this.running()) return;
     const exited = new Promise((done) => child.once('exit', done));
+    // The broker process is unref'd; awaited, it must keep this process alive until it is gone.
+    // Else, once the SIGKILL timer has fired (a node whose controlled shutdown hangs, as the last
+    // node of three stopped together without a quorum), nothing is left to keep it alive: Node
+    // exits with the wait unsettled, and a test file's `after` hook ends it "before reporting".
+    child.ref();
     killGroup(child, signal);
     const timer = killAfterMs > 0 ? setTimeout(() => killGroup(child, 'SIGKILL'), killAfterMs) : undefined;
     await exited;

@@ -20,7 +20,8 @@ function s(tag, attributes = {}, ...children) {
 function build(element, attributes, children) {
   for (const [name, value] of Object.entries(attributes)) {
     if (value === false || value === null || value === undefined) continue;
-    if (name.startsWith('on')) element.addEventListener(name.slice(2), value);
+    // A handler property, not a listener: an update in place hands it to the element kept.
+    if (name.startsWith('on')) element[name] = value;
     else element.setAttribute(name, value === true ? '' : String(value));
   }
   for (const child of children.flat()) {
@@ -64,22 +65,74 @@ async function act(path, what) {
   }
 }
 
+/**
+ * Makes `parent`'s children look like `wanted` (freshly built nodes) by updating in place the
+ * elements that stay: a live update keeps the elements themselves, so the focus, a press in
+ * progress (mouse down before an update, up after it) and a screen reader's place survive it,
+ * and a live region announces only what changed. An element stays when its tag and `data-key`
+ * match: a keyed one wherever it was among the children, any other at the same position.
+ */
+function patchChildren(parent, wanted) {
+  const current = [...parent.childNodes];
+  const keyed = new Map();
+  for (const node of current) if (node.dataset?.key) keyed.set(node.dataset.key, node);
+  const kept = wanted.map((node, index) => {
+    const key = node.dataset?.key;
+    const old = key ? keyed.get(key) : current[index];
+    if (!old || !sameKind(old, node)) return node;
+    patch(old, node);
+    return old;
+  });
+  const keep = new Set(kept);
+  for (const node of current) if (!keep.has(node)) node.remove();
+  // Only a reordering moves a kept element (moving one drops its focus, restored by `render`).
+  kept.forEach((node, index) => {
+    const at = parent.childNodes[index];
+    if (at !== node) parent.insertBefore(node, at ?? null);
+  });
+}
+
+function sameKind(old, node) {
+  return (
+    old.nodeType === node.nodeType &&
+    old.nodeName === node.nodeName &&
+    old.namespaceURI === node.namespaceURI &&
+    old.dataset?.key === node.dataset?.key
+  );
+}
+
+function patch(old, node) {
+  if (node.nodeType !== Node.ELEMENT_NODE) {
+    if (old.nodeValue !== node.nodeValue) old.nodeValue = node.nodeValue;
+    return;
+  }
+  for (const name of old.getAttributeNames()) if (!node.hasAttribute(name)) old.removeAttribute(name);
+  for (const name of node.getAttributeNames()) {
+    const value = node.getAttribute(name);
+    if (old.getAttribute(name) !== value) old.setAttribute(name, value);
+  }
+  if (old.onclick !== node.onclick) old.onclick = node.onclick;
+  patchChildren(old, [...node.childNodes]);
+}
+
 function render() {
-  // Re-rendering replaces the elements: keep the keyboard focus where it was.
+  // Updates keep the focused element; one moved (engines reordered) gets the focus back.
   const focused = document.activeElement?.dataset?.key;
   renderEngines();
   renderEngine(selectedEngine());
   renderRequests();
-  if (focused) document.querySelector(`[data-key="${CSS.escape(focused)}"]`)?.focus();
+  const again = focused && document.querySelector(`[data-key="${CSS.escape(focused)}"]`);
+  if (again && again !== document.activeElement) again.focus();
 }
 
 function renderEngines() {
   const current = selectedEngine();
-  document.getElementById('engines').replaceChildren(
-    ...state.engines.map((engine) =>
+  patchChildren(
+    document.getElementById('engines'),
+    state.engines.map((engine) =>
       h(
         'li',
-        {},
+        { 'data-key': `engine:${engine.engineId}` },
         h(
           'a',
           {
@@ -104,7 +157,7 @@ function renderEngines() {
 function renderEngine(engine) {
   const main = document.getElementById('engine');
   if (!engine) {
-    main.replaceChildren(h('p', { class: 'empty' }, 'No engine has connected yet.'));
+    patchChildren(main, [h('p', { class: 'empty' }, 'No engine has connected yet.')]);
     return;
   }
   const id = encodeURIComponent(engine.engineId);
@@ -142,7 +195,7 @@ function renderEngine(engine) {
     nodesTable(engine),
     instancesTable(engine),
   ];
-  main.replaceChildren(...parts.filter(Boolean));
+  patchChildren(main, parts.filter(Boolean));
 }
 
 function button(label, text, key, onclick) {
@@ -301,7 +354,7 @@ function nodesTable(engine) {
       const path = `/api/engines/${id}/nodes/${encodeURIComponent(node.node)}`;
       return h(
         'tr',
-        { 'data-node': node.node },
+        { 'data-node': node.node, 'data-key': `node:${engine.engineId}:${node.node}` },
         h('th', { scope: 'row' }, node.node, node.head ? h('span', { class: 'head-mark' }, ' ★') : null),
         h('td', {}, h('span', { class: `badge state-${node.state}` }, node.state)),
         h('td', { class: 'number' }, rate(node.messagesPerSecond)),
@@ -348,14 +401,19 @@ function instancesTable(engine) {
 }
 
 function renderRequests() {
-  document.getElementById('requests').replaceChildren(
-    ...state.requests.map((request) => {
+  patchChildren(
+    document.getElementById('requests'),
+    state.requests.map((request) => {
       const reasons = request.answers
         .filter((a) => a.ack && !a.ack.accepted)
         .map((a) => `${a.instanceId.slice(0, 8)}: ${a.ack.reason}`);
       return h(
         'li',
-        { class: `request status-${request.status}`, 'data-request': request.requestId },
+        {
+          class: `request status-${request.status}`,
+          'data-request': request.requestId,
+          'data-key': `request:${request.requestId}`,
+        },
         h('span', { class: 'what' }, `${request.engineId}: ${request.action}`),
         h('span', { class: `badge request-${request.status}` }, request.status),
         reasons.length > 0 ? h('span', { class: 'reason' }, reasons.join('; ')) : null,

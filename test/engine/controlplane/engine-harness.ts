@@ -4,7 +4,7 @@
  * output message.
  */
 
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import pino from 'pino';
 import { createKafkaBroker } from '../../../engine/broker/kafka/index.ts';
 import { MemoryBroker } from '../../../engine/broker/memory/index.ts';
@@ -90,6 +90,8 @@ export interface EngineHarnessOptions {
 }
 
 export interface EngineHarness {
+  /** The configuration's id: `CONFIG.id`, or one of this run's own on a real cluster. */
+  readonly engineId: string;
   readonly nodes: readonly string[];
   readonly broker: Broker;
   readonly engine: RunningEngine;
@@ -100,18 +102,29 @@ export interface EngineHarness {
   readOutputs(): Promise<number>;
   produce(topic: string, from: number, count: number): Promise<void>;
   consumed(node: string): Promise<number>;
+  /** The engine's last log lines (info and up, or `LOG_LEVEL`), its Kafka clients' included. */
+  recentLogs(): string;
   close(): Promise<void>;
 }
 
 export async function startEngineHarness(options: EngineHarnessOptions): Promise<EngineHarness> {
-  const logger = pino({ level: process.env.LOG_LEVEL ?? 'silent' });
+  const recent: string[] = [];
+  const logger = pino(
+    { level: process.env.LOG_LEVEL ?? 'info' },
+    {
+      write(line: string) {
+        recent.push(line);
+        if (recent.length > 60) recent.shift();
+      },
+    },
+  );
   const { kafka } = options;
   const topic = (name: string) => kafka?.topic(name) ?? name;
   const compiled = compileConfig(
     parseConfig(JSON.stringify(onCluster(options.config ?? CONFIG, kafka))).config,
   );
   const nodes = [...compiled.topics.keys()];
-  const { broker, clients, properties } = await brokerFor(compiled, kafka);
+  const { broker, clients, properties } = await brokerFor(compiled, kafka, logger);
   const metrics = createEngineMetrics({ defaultMetrics: false });
   const plane = createControlPlane({
     address: options.address,
@@ -144,6 +157,7 @@ export async function startEngineHarness(options: EngineHarnessOptions): Promise
   const producer = broker.producer({ properties });
   await producer.connect();
   return {
+    engineId: compiled.config.id,
     nodes,
     broker,
     engine,
@@ -178,6 +192,7 @@ export async function startEngineHarness(options: EngineHarnessOptions): Promise
       const { values } = await metrics.consumed.get();
       return values.find((v) => v.labels.node === node)?.value ?? 0;
     },
+    recentLogs: () => recent.join(''),
     async close() {
       await plane.close();
       await engine.stop();
@@ -187,10 +202,17 @@ export async function startEngineHarness(options: EngineHarnessOptions): Promise
   };
 }
 
-/** The configuration with its topics and connection on the cluster, when there is one. */
+/**
+ * The configuration with its topics and connection on the cluster, when there is one, and an id
+ * of its own: the engine's consumer groups are named after it (`streamfold.<id>.<node>`), and a
+ * cluster is shared (by the suite's files, by two runs of the suite, by CI pipelines). Under a
+ * fixed id, two runs were members of each other's groups: every start and stop of one rebalanced
+ * the other's consumers, mid-test.
+ */
 function onCluster(config: object, kafka: KafkaTarget | undefined): object {
   if (!kafka) return config;
   const copy = structuredClone(config) as typeof CONFIG;
+  copy.id = `cp${randomBytes(6).toString('hex')}`;
   copy.connections.kafka.config = kafka.properties as typeof copy.connections.kafka.config;
   for (const consumer of Object.values(copy.consumers.config)) consumer.topic = kafka.topic(consumer.topic);
   copy.producer.config.topic = kafka.topic(copy.producer.config.topic);
@@ -198,10 +220,10 @@ function onCluster(config: object, kafka: KafkaTarget | undefined): object {
   return copy;
 }
 
-async function brokerFor(compiled: CompiledConfig, kafka: KafkaTarget | undefined) {
+async function brokerFor(compiled: CompiledConfig, kafka: KafkaTarget | undefined, logger: pino.Logger) {
   if (kafka) {
     const clients = engineClients(compiled.config, await resolveSecrets(compiled.config));
-    const broker: Broker = createKafkaBroker({ properties: clients.producer });
+    const broker: Broker = createKafkaBroker({ properties: clients.producer, logger });
     return { broker, clients, properties: kafka.properties };
   }
   const topics = Object.fromEntries([...compiled.topics.values(), 'internal', 'views'].map((t) => [t, 2]));

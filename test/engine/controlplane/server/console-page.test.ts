@@ -113,7 +113,9 @@ browserTest(
         await flow;
 
         // The keyboard alone: focus the button and press Enter.
-        await page.getByRole('button', { name: 'Resume customers' }).focus();
+        const resume = page.getByRole('button', { name: 'Resume customers' });
+        await resume.focus();
+        const held = await resume.elementHandle();
         await page.keyboard.press('Enter');
         await page.locator('g.node.state-running', { hasText: 'customers' }).waitFor();
         assert.not.ok(await firstValueFrom(orders.plane.paused('customers')), 'the engine resumed the node');
@@ -121,11 +123,26 @@ browserTest(
           'the engine consumed what came in while paused',
           async () => (await orders.consumed('customers')) === 7,
         );
-        assert.is(
-          await page.getByRole('button', { name: 'Resume customers' }).evaluate((b) => b.matches(':focus')),
-          true,
+        // Live updates came in between (the graph shows it running): the button is the same
+        // element, still focused, not a copy the focus was moved to.
+        assert.equal(
+          await held!.evaluate((b) => ({ attached: b.isConnected, focused: b.matches(':focus') })),
+          { attached: true, focused: true },
           'focus stays on the button across live updates',
         );
+
+        // A press that spans a live update (mouse down before it, up after it) is a click.
+        const feedback = page.locator('table.instances td.number');
+        const before = await feedback.textContent();
+        await page.getByRole('button', { name: 'Pause orders' }).hover();
+        await page.mouse.down();
+        await waitFor(
+          'a live update while the button is held',
+          async () => (await feedback.textContent()) !== before,
+        );
+        await page.mouse.up();
+        await page.locator('li[data-request]', { hasText: 'cpOrders01: pause orders' }).waitFor();
+        await page.locator('g.node.state-paused', { hasText: 'orders' }).waitFor();
       });
     } finally {
       flowing = false;

@@ -5,14 +5,27 @@
  * test and the real broker's.
  */
 import * as assert from 'uvu/assert';
-import { CONFIG, type EngineHarness } from '../engine-harness.ts';
+import type { EngineHarness } from '../engine-harness.ts';
 import { sleep, waitFor as waitForever } from '../support.ts';
 import { type Console, nodeOf } from './support.ts';
 
-const ENGINE = CONFIG.id;
-
 export async function pauseResumeScenario(cp: Console, h: EngineHarness, timeoutMs = 20_000): Promise<void> {
-  const waitFor = <T>(what: string, check: () => T | Promise<T>) => waitForever(what, check, timeoutMs);
+  const ENGINE = h.engineId;
+  /** A bounded wait; timed out, it tells what it last saw and the engine's last log lines. */
+  const waitFor = async <T>(what: string, check: () => T | Promise<T>, seen?: () => string) => {
+    try {
+      return await waitForever(what, check, timeoutMs);
+    } catch (error) {
+      const last = seen ? ` (last seen: ${seen()})` : '';
+      throw new Error(`${(error as Error).message}${last}; the engine's last log lines:
+${h.recentLogs()}`);
+    }
+  };
+  const outputsSeen = () => {
+    const twice = [...h.outputs].filter(([, n]) => n > 1).map(([key]) => key);
+    const total = [...h.outputs.values()].reduce((a, b) => a + b, 0);
+    return `${total} outputs of ${h.outputs.size} keys${twice.length > 0 ? `, more than once: ${twice.join(' ')}` : ''}`;
+  };
   await h.produce('customers', 0, 10);
   await h.produce('products', 0, 10);
   const gated = await waitFor('the gated engine with its lag', async () => {
@@ -36,7 +49,7 @@ export async function pauseResumeScenario(cp: Console, h: EngineHarness, timeout
   assert.is(released.status, 202);
   const [request] = released.body.requests as Array<{ requestId: string }>;
   assert.is((await cp.settled(request!.requestId)).status, 'accepted');
-  await waitFor('20 outputs', async () => (await h.readOutputs()) === 20);
+  await waitFor('20 outputs', async () => (await h.readOutputs()) === 20, outputsSeen);
   await waitFor('lag 0 and offsets committed', async () => {
     const engine = await cp.engine(ENGINE);
     const customers = nodeOf(engine, 'customers');
@@ -55,7 +68,7 @@ export async function pauseResumeScenario(cp: Console, h: EngineHarness, timeout
     const customers = nodeOf(await cp.engine(ENGINE), 'customers');
     return customers?.state === 'paused' && customers.lag === 5 && customers.messagesPerSecond === 0;
   });
-  await waitFor('the products outputs', async () => (await h.readOutputs()) === 25);
+  await waitFor('the products outputs', async () => (await h.readOutputs()) === 25, outputsSeen);
   await sleep(300); // time in which a wrongly running node would have consumed
   const customers = nodeOf(await cp.engine(ENGINE), 'customers');
   assert.is(customers?.committed, 10, 'offsets stop moving while paused');
@@ -64,7 +77,7 @@ export async function pauseResumeScenario(cp: Console, h: EngineHarness, timeout
 
   const resumed = await cp.post(`/api/engines/${ENGINE}/nodes/customers/resume`);
   assert.is((await cp.settled(String(resumed.body.requestId))).status, 'accepted');
-  await waitFor('30 outputs', async () => (await h.readOutputs()) === 30);
+  await waitFor('30 outputs', async () => (await h.readOutputs()) === 30, outputsSeen);
   await waitFor('committed offsets after resume', async () => {
     const after = nodeOf(await cp.engine(ENGINE), 'customers');
     return after?.committed === 15 && after.lag === 0;
