@@ -150,7 +150,11 @@ export function consumeBatches(
       if (stopped) return;
       options.events?.next(event);
       if (event.kind === 'assign') {
+        // librdkafka keeps a partition's pause across a revocation and a new assignment of it
+        // (librdkafka#1849): a resume made while it was not assigned did not reach it, so each
+        // assignment is set to the source's state, paused or not.
         if (partitionsPaused) consumer.pause(event.partitions);
+        else consumer.resume(event.partitions);
         return;
       }
       const revoked = new Set(event.partitions.map((p) => `${p.partition}:${p.topic}`));
