@@ -15,8 +15,8 @@
 import { parseArgs } from 'node:util';
 import { MongoClient } from 'mongodb';
 import pino from 'pino';
-import { MemoryBroker } from '../engine/broker/memory/index.ts';
-import type { ProducerRecord } from '../engine/broker/types.ts';
+import { MemoryBroker } from '../operators/broker/memory/index.ts';
+import type { ProducerRecord } from '../operators/broker/types.ts';
 import { createDelivery } from '../services/notification/channels.ts';
 import { readConfig } from '../services/notification/config.ts';
 import { EventProcessor } from '../services/notification/events.ts';

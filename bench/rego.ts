@@ -11,7 +11,7 @@
  * Targets are verdicts in the output, as in `npm run bench`. Profile it with `node --cpu-prof --import tsx bench/rego.ts`.
  */
 import { parseArgs } from 'node:util';
-import { compile, toJSON, toMongoQuery } from '../services/sidecar/rego/index.ts';
+import { compile, toJSON, toMongoQuery } from '../services/rego/index.ts';
 
 const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false } } });
 /** Time spent measuring each figure. */

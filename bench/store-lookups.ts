@@ -11,7 +11,6 @@
  */
 import type { GenericFilter } from '../engine/filter/ast.ts';
 import { buildStoreEdges } from '../engine/filter/index.ts';
-import type { JsonObject } from '../engine/record/json.ts';
 import { canonicalJson } from '../engine/record/key.ts';
 import {
   MemoryStore,
@@ -20,6 +19,7 @@ import {
   type Store,
   type StoreEdge,
 } from '../engine/store/index.ts';
+import type { JsonObject } from '../operators/record/json.ts';
 import { startMongo } from '../test/support/mongo.ts';
 
 const BATCH = 1000;

@@ -13,8 +13,8 @@
  *   ).subscribe();
  */
 import { Observable, type OperatorFunction } from 'rxjs';
-import type { BrokerConsumer } from '../engine/broker/types.ts';
 import { acknowledge, type Batch } from './batch.ts';
+import type { BrokerConsumer } from './broker/types.ts';
 import { type Clock, systemClock } from './clock.ts';
 import type { OffsetTracker } from './offset-tracker.ts';
 

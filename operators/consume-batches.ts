@@ -19,13 +19,8 @@
  *     .subscribe();
  */
 import { Observable, Subscription } from 'rxjs';
-import type {
-  BrokerConsumer,
-  ConsumedMessage,
-  RebalanceEvent,
-  TopicPartition,
-} from '../engine/broker/types.ts';
 import type { Batch } from './batch.ts';
+import type { BrokerConsumer, ConsumedMessage, RebalanceEvent, TopicPartition } from './broker/types.ts';
 import { OffsetTracker } from './offset-tracker.ts';
 
 export interface ConsumeBatchesOptions {

@@ -10,8 +10,9 @@
  *   ack.ack();                           // when it has been processed
  *   await consumer.commit(tracker.committable());
  */
-import type { ConsumedMessage, TopicPartition, TopicPartitionOffset } from '../engine/broker/types.ts';
+
 import type { Acknowledgement } from './batch.ts';
+import type { ConsumedMessage, TopicPartition, TopicPartitionOffset } from './broker/types.ts';
 
 interface Range {
   /** Offset after the range's last message. */

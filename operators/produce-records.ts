@@ -8,8 +8,8 @@
  *   outputs$.pipe(produceRecords(producer), commitAcknowledged(consumer, { intervalMs: 1000 }));
  */
 import { mergeMap, type OperatorFunction } from 'rxjs';
-import type { BrokerProducer, DeliveryReport, ProducerRecord } from '../engine/broker/types.ts';
 import type { Batch } from './batch.ts';
+import type { BrokerProducer, DeliveryReport, ProducerRecord } from './broker/types.ts';
 
 export function produceRecords(
   producer: BrokerProducer,

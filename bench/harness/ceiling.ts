@@ -1,6 +1,6 @@
-import { MemoryBroker } from '../../engine/broker/memory/index.ts';
-import { nextOffsets } from '../../engine/broker/next-offsets.ts';
-import type { BrokerProducer, ProducerRecord } from '../../engine/broker/types.ts';
+import { MemoryBroker } from '../../operators/broker/memory/index.ts';
+import { nextOffsets } from '../../operators/broker/next-offsets.ts';
+import type { BrokerProducer, ProducerRecord } from '../../operators/broker/types.ts';
 import { feed } from './feed.ts';
 import { type Load, measureLoad } from './load.ts';
 

@@ -1,9 +1,9 @@
 import pino from 'pino';
-import type { ConsumedMessage } from '../../engine/broker/types.ts';
 import { EmbeddedEngine } from '../../engine/embedded/engine.ts';
 import { createEngineMetrics } from '../../engine/metrics/index.ts';
 import { compileConfig } from '../../engine/runtime/compile.ts';
 import { MongoStore } from '../../engine/store/index.ts';
+import type { ConsumedMessage } from '../../operators/broker/types.ts';
 import { type MongoFixture, startMongo } from '../../test/support/mongo.ts';
 import type { BenchEvent, Workload } from '../workloads/index.ts';
 import { benchConfig } from './config.ts';

@@ -1,5 +1,5 @@
 import { setTimeout as sleep, setImmediate as yieldToLoop } from 'node:timers/promises';
-import type { BrokerProducer, ProducerRecord } from '../../engine/broker/types.ts';
+import type { BrokerProducer, ProducerRecord } from '../../operators/broker/types.ts';
 
 export interface FeedOptions {
   /** Events per second; absent: as fast as the broker takes them (yielding between chunks). */

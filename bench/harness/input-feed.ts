@@ -10,8 +10,8 @@
  * while the target runs, each record with its index in the stream (header `bench-seq`), so that
  * the run can match it, by its broker append time, to the outputs that answer it.
  */
-import { createKafkaBroker } from '../../engine/broker/kafka/index.ts';
-import type { ProducerRecord } from '../../engine/broker/types.ts';
+import { createKafkaBroker } from '../../operators/broker/kafka/index.ts';
+import type { ProducerRecord } from '../../operators/broker/types.ts';
 import { WORKLOADS, type WorkloadId } from '../workloads/index.ts';
 import { feed } from './feed.ts';
 import { runAsChild } from './run-child.ts';

@@ -1,6 +1,6 @@
 import { BehaviorSubject, concatMap, lastValueFrom, Subject } from 'rxjs';
-import type { Broker, BrokerConsumer, ConsumedMessage } from '../../engine/broker/types.ts';
 import type { Batch } from '../../operators/batch.ts';
+import type { Broker, BrokerConsumer, ConsumedMessage } from '../../operators/broker/types.ts';
 import { commitAcknowledged } from '../../operators/commit-acknowledged.ts';
 import { consumeBatches } from '../../operators/consume-batches.ts';
 import type { KafkaTarget, RunTopics } from './kafka-target.ts';

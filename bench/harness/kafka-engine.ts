@@ -1,10 +1,10 @@
 import pino from 'pino';
 import { BehaviorSubject } from 'rxjs';
-import type { Broker } from '../../engine/broker/types.ts';
 import type { EngineMetrics } from '../../engine/metrics/index.ts';
 import { compileConfig } from '../../engine/runtime/compile.ts';
 import { startEngine } from '../../engine/runtime/engine.ts';
 import type { Store } from '../../engine/store/types.ts';
+import type { Broker } from '../../operators/broker/types.ts';
 import type { Workload } from '../workloads/index.ts';
 import { benchConfig } from './config.ts';
 import type { KafkaTarget, RunTopics } from './kafka-target.ts';

@@ -1,4 +1,4 @@
-import type { Broker, ConsumedMessage } from '../../engine/broker/types.ts';
+import type { Broker, ConsumedMessage } from '../../operators/broker/types.ts';
 
 /**
  * Reads a finished run's whole output topic (or topics) with a fresh consumer group, after the

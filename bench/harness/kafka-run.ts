@@ -12,12 +12,12 @@
  */
 
 import { fileURLToPath } from 'node:url';
-import { createKafkaBroker } from '../../engine/broker/kafka/index.ts';
-import type { Broker, ConsumedMessage } from '../../engine/broker/types.ts';
 import { createEngineMetrics } from '../../engine/metrics/index.ts';
 import { MemoryStore } from '../../engine/store/memory-store.ts';
 import type { Store } from '../../engine/store/types.ts';
 import { deleteTopics } from '../../local-kafka/admin.ts';
+import { createKafkaBroker } from '../../operators/broker/kafka/index.ts';
+import type { Broker, ConsumedMessage } from '../../operators/broker/types.ts';
 import { WORKLOADS, type WorkloadId } from '../workloads/index.ts';
 import { stampOf, total } from './engine-run.ts';
 import { type InputFeedSpec, SEQ_HEADER } from './input-feed.ts';

@@ -1,6 +1,6 @@
 /**
  * Where a Kafka-mode run's time goes, seen from the broker seam: a preload that wraps the
- * node-rdkafka consumer and producer of `engine/broker/kafka/` and, when the process exits,
+ * node-rdkafka consumer and producer of `operators/broker/kafka/` and, when the process exits,
  * writes per consumer group and per produced topic what they did to stderr (one JSON line headed
  * `KAFKA_TRACE`). It changes nothing the code under test does, so the same file measures a
  * commit from before a change and one from after it:
@@ -13,9 +13,9 @@
  * block the event loop). Per topic (last part of its name): records produced and the time from
  * `produce` to their delivery report, p50/p99.
  */
-import { KafkaBrokerConsumer } from '../../engine/broker/kafka/consumer.ts';
-import { KafkaBrokerProducer } from '../../engine/broker/kafka/producer.ts';
-import type { ProducerRecord, TopicPartition, TopicPartitionOffset } from '../../engine/broker/types.ts';
+import { KafkaBrokerConsumer } from '../../operators/broker/kafka/consumer.ts';
+import { KafkaBrokerProducer } from '../../operators/broker/kafka/producer.ts';
+import type { ProducerRecord, TopicPartition, TopicPartitionOffset } from '../../operators/broker/types.ts';
 import { measureWindow } from './measure-window.ts';
 
 interface GroupTrace {

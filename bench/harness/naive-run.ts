@@ -1,13 +1,13 @@
 import pino from 'pino';
-import { MemoryBroker } from '../../engine/broker/memory/index.ts';
-import { nextOffsets } from '../../engine/broker/next-offsets.ts';
-import type { BrokerProducer } from '../../engine/broker/types.ts';
 import { createEngineMetrics } from '../../engine/metrics/index.ts';
 import { compileConfig } from '../../engine/runtime/compile.ts';
 import type { RuntimeContext } from '../../engine/runtime/context.ts';
 import { storeInputBatch } from '../../engine/runtime/process-input.ts';
 import { recomputeHeads } from '../../engine/runtime/recompute.ts';
 import { MemoryStore } from '../../engine/store/index.ts';
+import { MemoryBroker } from '../../operators/broker/memory/index.ts';
+import { nextOffsets } from '../../operators/broker/next-offsets.ts';
+import type { BrokerProducer } from '../../operators/broker/types.ts';
 import type { BenchEvent, Workload } from '../workloads/index.ts';
 import { benchConfig } from './config.ts';
 import { feed } from './feed.ts';

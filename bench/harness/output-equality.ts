@@ -13,9 +13,9 @@
  *   console.log(formatComparison(compareFinalStates(engine, peer, ['engine', 'peer'])));
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import type { Broker, ConsumedMessage } from '../../engine/broker/types.ts';
-import { isJsonObject, type JsonValue } from '../../engine/record/json.ts';
 import { canonicalJson } from '../../engine/record/key.ts';
+import type { Broker, ConsumedMessage } from '../../operators/broker/types.ts';
+import { isJsonObject, type JsonValue } from '../../operators/record/json.ts';
 import { readOutput } from './kafka-output.ts';
 
 /** Head key (canonical JSON) → its last aggregate in normal form (`normalAggregate`). */

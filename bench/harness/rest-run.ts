@@ -13,7 +13,7 @@
  */
 import pino from 'pino';
 import { Pool } from 'undici';
-import { createKafkaBroker } from '../../engine/broker/kafka/index.ts';
+import { createKafkaBroker } from '../../operators/broker/kafka/index.ts';
 import { createRest2Broker } from '../../services/rest2broker/index.ts';
 import { RESULT_PREFIX } from './run-child.ts';
 

@@ -1,4 +1,4 @@
-import type { JsonObject } from '../../engine/record/json.ts';
+import type { JsonObject } from '../../operators/record/json.ts';
 // The graphs the tests use too: one definition of each topology.
 import { DIAMOND, type GraphSpec, SINGLE_VIEW } from '../../test/support/configs.ts';
 import { type BenchEvent, type NodeModel, StreamModel } from './model.ts';

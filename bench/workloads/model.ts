@@ -1,5 +1,5 @@
-import type { ProducerRecord } from '../../engine/broker/types.ts';
-import type { JsonObject } from '../../engine/record/json.ts';
+import type { ProducerRecord } from '../../operators/broker/types.ts';
+import type { JsonObject } from '../../operators/record/json.ts';
 import { Population } from './population.ts';
 import type { Random } from './random.ts';
 

@@ -1,5 +1,10 @@
-import type { ConsumedMessage } from '../broker/types.ts';
-import { isJsonObject, type JsonObject, MAX_JSON_DEPTH, pathDeeperThan } from '../record/json.ts';
+import type { ConsumedMessage } from '../../operators/broker/types.ts';
+import {
+  isJsonObject,
+  type JsonObject,
+  MAX_JSON_DEPTH,
+  pathDeeperThan,
+} from '../../operators/record/json.ts';
 import { canonicalJson } from '../record/key.ts';
 
 export type ChangeOp = 'c' | 'r' | 'u' | 'd';

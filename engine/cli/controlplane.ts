@@ -1,6 +1,6 @@
+import { type CliCommand, UsageError } from '../../services/kit/cli-command.ts';
 import { stopOnSignal } from '../../services/kit/index.ts';
 import { createLogger } from '../logging/logger.ts';
-import { type CliCommand, UsageError } from './command.ts';
 
 const DEFAULT_GRPC = '0.0.0.0:50051';
 const DEFAULT_HTTP = '127.0.0.1:8080';

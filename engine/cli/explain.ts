@@ -1,7 +1,7 @@
+import type { CliCommand } from '../../services/kit/cli-command.ts';
 import { type Config, loadConfig } from '../config/index.ts';
 import { describeFilter } from '../filter/describe.ts';
 import { buildGraph, type Graph } from '../graph/index.ts';
-import type { CliCommand } from './command.ts';
 import { printWarnings, reportConfigError } from './report.ts';
 
 function explainLines(config: Config, graph: Graph): string[] {

@@ -1,7 +1,7 @@
 import { createTopics } from '../../local-kafka/admin.ts';
 import { javaAndMavenPresent } from '../../local-kafka/classpath.ts';
 import { startLocalKafka } from '../../local-kafka/cluster.ts';
-import { type CliCommand, UsageError } from './command.ts';
+import { type CliCommand, UsageError } from '../../services/kit/cli-command.ts';
 
 export const kafkaCommand: CliCommand = {
   name: 'kafka',

@@ -1,10 +1,10 @@
 import { parseArgs } from 'node:util';
-import { type CliCommand, type CliIo, UsageError } from './command.ts';
+import { type CliCommand, type CliIo, UsageError } from '../../services/kit/cli-command.ts';
+import { regoCommand } from '../../services/rego/cli/index.ts';
 import { controlplaneCommand } from './controlplane.ts';
 import { explainCommand } from './explain.ts';
 import { kafkaCommand } from './kafka.ts';
 import { refreshCommand } from './refresh.ts';
-import { regoCommand } from './rego/index.ts';
 import { runCommand } from './run.ts';
 import { schemaCommand } from './schema.ts';
 import { serviceCommand } from './service.ts';

@@ -1,5 +1,5 @@
+import type { CliCommand } from '../../services/kit/cli-command.ts';
 import { ConfigError } from '../config/index.ts';
-import type { CliCommand } from './command.ts';
 import { progressReporter } from './progress.ts';
 import { loadConfigOrReport, reportConfigError } from './report.ts';
 
@@ -35,7 +35,7 @@ Options:
       import('../runtime/compile.ts'),
       import('../runtime/clients.ts'),
       import('../runtime/mongo-store.ts'),
-      import('../broker/kafka/index.ts'),
+      import('../../operators/broker/kafka/index.ts'),
       import('../refresh/refresh.ts'),
     ]);
     const compiled = compileConfig(config);

@@ -1,6 +1,6 @@
+import type { CliIo } from '../../services/kit/cli-command.ts';
 import { ConfigError, type ConfigIssue, formatIssue } from '../config/errors.ts';
 import { type Config, loadConfig } from '../config/index.ts';
-import type { CliIo } from './command.ts';
 
 export function printWarnings(warnings: readonly ConfigIssue[], io: CliIo): void {
   for (const warning of warnings) io.err(`warning: ${formatIssue(warning)}`);

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
-import { createKafkaBroker } from '../broker/kafka/index.ts';
+import { createKafkaBroker } from '../../operators/broker/kafka/index.ts';
+import type { CliIo } from '../../services/kit/cli-command.ts';
 import type { Config } from '../config/index.ts';
 import { createControlPlane, engineSnapshot, graphDescription } from '../controlplane/index.ts';
 import { createEngineMetrics } from '../metrics/index.ts';
@@ -8,7 +9,6 @@ import { compileConfig } from '../runtime/compile.ts';
 import { startEngine } from '../runtime/engine.ts';
 import { createMongoStore } from '../runtime/mongo-store.ts';
 import { resolveSecrets } from '../secrets/index.ts';
-import type { CliIo } from './command.ts';
 import { serveApi } from './serve-api.ts';
 
 /** How long a graceful stop may take before the process gives up and exits 1. */

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
+import type { CliCommand, CliIo } from '../../services/kit/cli-command.ts';
 import { type Config, ConfigError } from '../config/index.ts';
 import { createLogger } from '../logging/logger.ts';
-import type { CliCommand, CliIo } from './command.ts';
 import { progressReporter } from './progress.ts';
 import { loadConfigOrReport, reportConfigError } from './report.ts';
 import { runSummary } from './summary.ts';

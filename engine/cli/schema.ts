@@ -1,5 +1,5 @@
+import type { CliCommand } from '../../services/kit/cli-command.ts';
 import { configJsonSchema } from '../config/json-schema.ts';
-import type { CliCommand } from './command.ts';
 
 export const schemaCommand: CliCommand = {
   name: 'schema',

@@ -1,5 +1,5 @@
+import { type CliCommand, UsageError } from '../../services/kit/cli-command.ts';
 import { SERVICES } from '../../services/registry.ts';
-import { type CliCommand, UsageError } from './command.ts';
 
 const names = () => Object.keys(SERVICES).sort();
 

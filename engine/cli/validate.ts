@@ -1,7 +1,7 @@
+import type { CliCommand } from '../../services/kit/cli-command.ts';
 import { loadConfig } from '../config/index.ts';
 import { buildGraph } from '../graph/index.ts';
 import { resolveSecrets } from '../secrets/index.ts';
-import type { CliCommand } from './command.ts';
 import { printWarnings, reportConfigError } from './report.ts';
 
 export const validateCommand: CliCommand = {

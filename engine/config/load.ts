@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { pathDeeperThan } from '../record/json.ts';
+import { pathDeeperThan } from '../../operators/record/json.ts';
 import { configurationSchema } from './configuration.ts';
 import { ConfigError, type ConfigIssue } from './errors.ts';
 import type { Config } from './index.ts';

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { fieldOf } from '../record/json.ts';
+import { fieldOf } from '../../operators/record/json.ts';
 import { REDACTED } from './errors.ts';
 import type { JsonPath } from './json-path.ts';
 import { secretSchema } from './secret.ts';

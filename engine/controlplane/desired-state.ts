@@ -1,4 +1,4 @@
-import { fieldOf } from '../record/json.ts';
+import { fieldOf } from '../../operators/record/json.ts';
 import { UndecodableMessage } from './proto.ts';
 
 export type DesiredNodeState = 'running' | 'paused';

@@ -1,7 +1,12 @@
 import type { Logger } from 'pino';
-import { MemoryBroker } from '../broker/memory/index.ts';
-import { nextOffsets } from '../broker/next-offsets.ts';
-import type { BrokerConsumer, BrokerProducer, ConsumedMessage, ProducerRecord } from '../broker/types.ts';
+import { MemoryBroker } from '../../operators/broker/memory/index.ts';
+import { nextOffsets } from '../../operators/broker/next-offsets.ts';
+import type {
+  BrokerConsumer,
+  BrokerProducer,
+  ConsumedMessage,
+  ProducerRecord,
+} from '../../operators/broker/types.ts';
 import type { Config } from '../config/index.ts';
 import type { EngineMetrics } from '../metrics/index.ts';
 import { deadLetterTopics } from '../runtime/clients.ts';

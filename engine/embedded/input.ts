@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
-import type { ProducerRecord } from '../broker/types.ts';
-import { isJsonObject } from '../record/json.ts';
+import type { ProducerRecord } from '../../operators/broker/types.ts';
+import { isJsonObject } from '../../operators/record/json.ts';
 
 /**
  * One line of an embedded-mode input file (`engine.md` §11):

@@ -1,4 +1,4 @@
-import type { ConsumedMessage } from '../broker/types.ts';
+import type { ConsumedMessage } from '../../operators/broker/types.ts';
 
 /**
  * One output line (`engine.md` §11): `{topic, key, value}`. Keys are JSON, except in key-only

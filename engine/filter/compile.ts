@@ -1,4 +1,4 @@
-import type { JsonObject } from '../record/json.ts';
+import type { JsonObject } from '../../operators/record/json.ts';
 import {
   COMPARISON_OPERATORS,
   type ComparisonOperator,

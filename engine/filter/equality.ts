@@ -1,4 +1,4 @@
-import { fieldOf, type JsonObject } from '../record/json.ts';
+import { fieldOf, type JsonObject } from '../../operators/record/json.ts';
 import { readLocal, resolvePath } from './mongo/path.ts';
 import { equalityKey } from './mongo/values.ts';
 import { elementSet, equalitySet } from './upward.ts';

@@ -1,4 +1,4 @@
-import type { JsonObject, JsonValue } from '../record/json.ts';
+import type { JsonObject, JsonValue } from '../../operators/record/json.ts';
 import { or, type Query } from './mongo/query.ts';
 import { equalityKey, isJsonObject } from './mongo/values.ts';
 

@@ -1,4 +1,4 @@
-import type { JsonObject, JsonValue } from '../record/json.ts';
+import type { JsonObject, JsonValue } from '../../operators/record/json.ts';
 import type { ComparisonOperator } from './ast.ts';
 import { type Candidate, MISSING, resolvePath } from './mongo/path.ts';
 import { and, not, or, type Query } from './mongo/query.ts';

@@ -1,6 +1,6 @@
-import type { ProducerRecord } from '../broker/types.ts';
+import type { ProducerRecord } from '../../operators/broker/types.ts';
+import { isJsonObject, type JsonObject } from '../../operators/record/json.ts';
 import type { ChangeOp } from '../change-event/parse.ts';
-import { isJsonObject, type JsonObject } from '../record/json.ts';
 import { canonicalJson } from '../record/key.ts';
 
 /**

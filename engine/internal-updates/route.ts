@@ -1,5 +1,5 @@
-import type { KeyPartitioner } from '../broker/key-partitioner.ts';
-import type { ProducerRecord } from '../broker/types.ts';
+import type { KeyPartitioner } from '../../operators/broker/key-partitioner.ts';
+import type { ProducerRecord } from '../../operators/broker/types.ts';
 import { encodeInternalUpdates, type InternalUpdate, internalUpdateId } from './message.ts';
 
 /** Where internal updates go: the topic's partition count and the producer's key partitioner. */

@@ -1,4 +1,4 @@
-import type { MessageHeaders, ProducerRecord } from '../broker/types.ts';
+import type { MessageHeaders, ProducerRecord } from '../../operators/broker/types.ts';
 import type { ChangeOp } from '../change-event/parse.ts';
 import { encodeKeyOnly } from '../record/key.ts';
 

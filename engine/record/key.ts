@@ -1,5 +1,11 @@
 import { createHash } from 'node:crypto';
-import { isJsonObject, type JsonObject, type JsonValue, MAX_JSON_DEPTH, pathDeeperThan } from './json.ts';
+import {
+  isJsonObject,
+  type JsonObject,
+  type JsonValue,
+  MAX_JSON_DEPTH,
+  pathDeeperThan,
+} from '../../operators/record/json.ts';
 
 /**
  * Canonical JSON: object keys sorted recursively (by UTF-16 code unit, like `Array#sort`),

@@ -1,4 +1,4 @@
-import type { BrokerProducer } from '../broker/types.ts';
+import type { BrokerProducer } from '../../operators/broker/types.ts';
 import { encodeInternalUpdate } from '../internal-updates/message.ts';
 import type { Store } from '../store/types.ts';
 

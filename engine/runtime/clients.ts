@@ -1,4 +1,4 @@
-import type { ClientProperties } from '../broker/types.ts';
+import type { ClientProperties } from '../../operators/broker/types.ts';
 import type { Config } from '../config/index.ts';
 import type { ResolvedSecrets } from '../secrets/index.ts';
 import type { EngineClients } from './engine.ts';

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { BrokerProducer } from '../broker/types.ts';
+import type { BrokerProducer } from '../../operators/broker/types.ts';
 import type { InternalUpdatesRoute } from '../internal-updates/route.ts';
 import type { EngineMetrics } from '../metrics/index.ts';
 import type { OutputMode } from '../output/messages.ts';

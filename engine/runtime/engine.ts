@@ -6,7 +6,7 @@ import type {
   BrokerProducer,
   ClientProperties,
   RebalanceEvent,
-} from '../broker/types.ts';
+} from '../../operators/broker/types.ts';
 import type { InternalUpdatesRoute } from '../internal-updates/route.ts';
 import { createEngineMetrics, type EngineMetrics } from '../metrics/index.ts';
 import type { Store } from '../store/types.ts';

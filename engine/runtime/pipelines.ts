@@ -1,4 +1,5 @@
 import { concatMap, map, mergeMap, type Observable } from 'rxjs';
+import type { BrokerConsumer, RebalanceEvent } from '../../operators/broker/types.ts';
 import {
   type Batch,
   type ConsumeObserver,
@@ -7,7 +8,6 @@ import {
   consumeBatches,
   withItems,
 } from '../../operators/index.ts';
-import type { BrokerConsumer, RebalanceEvent } from '../broker/types.ts';
 import {
   decodeInternalUpdates,
   type InternalUpdate,

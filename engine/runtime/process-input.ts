@@ -1,9 +1,9 @@
+import type { ConsumedMessage, ProducerRecord } from '../../operators/broker/types.ts';
+import type { JsonObject } from '../../operators/record/json.ts';
 import { findAffectedHeads, type RecordVersion } from '../aggregate/affected-heads.ts';
-import type { ConsumedMessage, ProducerRecord } from '../broker/types.ts';
 import { type ChangeEvent, parseChangeEvent } from '../change-event/parse.ts';
 import type { InternalUpdate } from '../internal-updates/message.ts';
 import { routeInternalUpdates } from '../internal-updates/route.ts';
-import type { JsonObject } from '../record/json.ts';
 import type { RecordWrite } from '../store/types.ts';
 import { retryBatch } from './batch-retry.ts';
 import type { RuntimeContext } from './context.ts';

@@ -1,7 +1,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import type { ProducerRecord } from '../../operators/broker/types.ts';
 import { linkAggregates } from '../aggregate/compute.ts';
 import { aggregateJson } from '../aggregate/serialize.ts';
-import type { ProducerRecord } from '../broker/types.ts';
 import type { InternalUpdate } from '../internal-updates/message.ts';
 import { planOutput } from '../output/messages.ts';
 import type { EmittedWrite } from '../store/types.ts';

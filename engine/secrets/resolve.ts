@@ -1,6 +1,6 @@
 import { readFile as readFileFromDisk } from 'node:fs/promises';
+import { fieldOf } from '../../operators/record/json.ts';
 import type { Secret } from '../config/secret.ts';
-import { fieldOf } from '../record/json.ts';
 import { SecretError } from './errors.ts';
 import { readFileKey } from './file-key.ts';
 

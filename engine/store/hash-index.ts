@@ -1,4 +1,4 @@
-import type { JsonObject } from '../record/json.ts';
+import type { JsonObject } from '../../operators/record/json.ts';
 import { compareCanonical } from '../record/key.ts';
 import { sortByCk } from './match.ts';
 import type { StoredRecord } from './types.ts';

@@ -1,5 +1,5 @@
+import type { JsonObject } from '../../operators/record/json.ts';
 import type { CompiledFilter } from '../filter/index.ts';
-import type { JsonObject } from '../record/json.ts';
 import { compareCanonical } from '../record/key.ts';
 import type { StoredRecord } from './types.ts';
 

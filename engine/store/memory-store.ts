@@ -1,5 +1,5 @@
+import type { JsonObject } from '../../operators/record/json.ts';
 import type { CompiledEdge } from '../filter/index.ts';
-import type { JsonObject } from '../record/json.ts';
 import { HashIndex } from './hash-index.ts';
 import { checkKnown, edgeLookup, type StoreLayout } from './layout.ts';
 import { matchBatch } from './match.ts';

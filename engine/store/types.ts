@@ -1,4 +1,4 @@
-import type { JsonObject } from '../record/json.ts';
+import type { JsonObject } from '../../operators/record/json.ts';
 
 /**
  * The state-store seam. `MongoStore` keeps records in MongoDB, `MemoryStore` in process; both

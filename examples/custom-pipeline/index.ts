@@ -8,9 +8,9 @@
  *     (Kafka: the topics `prices` and `prices-latest` must exist; Ctrl-C drains and stops)
  */
 import { map, Subject } from 'rxjs';
-import { createKafkaBroker } from '../../engine/broker/kafka/index.ts';
-import { MemoryBroker } from '../../engine/broker/memory/index.ts';
-import type { Broker, ConsumedMessage, ProducerRecord } from '../../engine/broker/types.ts';
+import { createKafkaBroker } from '../../operators/broker/kafka/index.ts';
+import { MemoryBroker } from '../../operators/broker/memory/index.ts';
+import type { Broker, ConsumedMessage, ProducerRecord } from '../../operators/broker/types.ts';
 import {
   commitAcknowledged,
   compressByKey,

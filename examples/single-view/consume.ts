@@ -6,8 +6,8 @@
  *
  *   KAFKA_BROKERS=127.0.0.1:9092 node --import tsx examples/single-view/consume.ts [topic]
  */
-import { createKafkaBroker } from '../../engine/broker/kafka/index.ts';
-import type { ConsumedMessage } from '../../engine/broker/types.ts';
+import { createKafkaBroker } from '../../operators/broker/kafka/index.ts';
+import type { ConsumedMessage } from '../../operators/broker/types.ts';
 
 function json(bytes: Buffer | null): unknown {
   if (bytes === null) return null;

@@ -7,8 +7,8 @@
  *   KAFKA_BROKERS=127.0.0.1:9092 node --import tsx examples/single-view/produce.ts [events.jsonl]
  */
 import { fileURLToPath } from 'node:url';
-import { createKafkaBroker } from '../../engine/broker/kafka/index.ts';
 import { readInputFile } from '../../engine/embedded/input.ts';
+import { createKafkaBroker } from '../../operators/broker/kafka/index.ts';
 
 const TOPICS = new Set(['customers', 'orders', 'items']);
 

@@ -1,7 +1,7 @@
 import type { KeyPartitioner } from './key-partitioner.ts';
 
 /**
- * The broker seam. `engine/broker/kafka` implements it on node-rdkafka, `engine/broker/memory`
+ * The broker seam. `operators/broker/kafka` implements it on node-rdkafka, `operators/broker/memory`
  * in-process (embedded mode, benchmarks). Operators, the runtime and services depend only on
  * these interfaces, so embedded mode and tests run the same code paths as production.
  */

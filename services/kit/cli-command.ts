@@ -1,3 +1,4 @@
+/** The contract of one `streamfold <name>` command: the CLI (engine/cli) runs it; a service may provide one (the Rego engine's `rego`). */
 import type { ParseArgsConfig } from 'node:util';
 
 export type OptionsConfig = NonNullable<ParseArgsConfig['options']>;

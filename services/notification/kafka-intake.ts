@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { concatMap, filter, firstValueFrom, lastValueFrom, ReplaySubject, Subject } from 'rxjs';
-import { lazyProducer } from '../../engine/broker/lazy-producer.ts';
-import type { Broker, ConsumedMessage, RebalanceEvent } from '../../engine/broker/types.ts';
+import { lazyProducer } from '../../operators/broker/lazy-producer.ts';
+import type { Broker, ConsumedMessage, RebalanceEvent } from '../../operators/broker/types.ts';
 import { commitAcknowledged, consumeBatches } from '../../operators/index.ts';
 import { HttpError } from '../kit/index.ts';
 import { EVENT_BODY } from './bodies.ts';

@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { lastValueFrom, of, timeout } from 'rxjs';
-import { createKafkaBroker } from '../../engine/broker/kafka/index.ts';
-import { lazyProducer } from '../../engine/broker/lazy-producer.ts';
-import type { ClientProperties } from '../../engine/broker/types.ts';
+import { createKafkaBroker } from '../../operators/broker/kafka/index.ts';
+import { lazyProducer } from '../../operators/broker/lazy-producer.ts';
+import type { ClientProperties } from '../../operators/broker/types.ts';
 import { produceRecords } from '../../operators/index.ts';
 import { HttpError } from '../kit/index.ts';
 import type { ChangePublisher, ProviderChange } from './changes.ts';

@@ -1,5 +1,5 @@
-import type { ProducerRecord } from '../../engine/broker/types.ts';
-import type { JsonValue } from '../../engine/record/json.ts';
+import type { ProducerRecord } from '../../operators/broker/types.ts';
+import type { JsonValue } from '../../operators/record/json.ts';
 import type { Rest2BrokerRequest } from './request.ts';
 
 /** The HTTP answer of a route: a string is sent as `text/plain`, anything else as JSON. */

@@ -1,4 +1,4 @@
-import type { MessageHeaders, ProducerRecord } from '../../engine/broker/types.ts';
+import type { MessageHeaders, ProducerRecord } from '../../operators/broker/types.ts';
 import type { Adapter, AdapterResponse } from './adapter.ts';
 import type { Rest2BrokerRequest } from './request.ts';
 

@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import type { BrokerProducer } from '../../engine/broker/types.ts';
+import type { BrokerProducer } from '../../operators/broker/types.ts';
 import { errorBody, HttpError, type PackageInfo } from '../kit/index.ts';
 import { produceAcknowledged } from './produce.ts';
 

@@ -2,9 +2,9 @@ import { dirname, resolve } from 'node:path';
 import type { Hono } from 'hono';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
-import { createKafkaBroker } from '../../engine/broker/kafka/index.ts';
-import { type LazyProducer, lazyProducer } from '../../engine/broker/lazy-producer.ts';
-import type { BrokerProducer, ClientProperties } from '../../engine/broker/types.ts';
+import { createKafkaBroker } from '../../operators/broker/kafka/index.ts';
+import { type LazyProducer, lazyProducer } from '../../operators/broker/lazy-producer.ts';
+import type { BrokerProducer, ClientProperties } from '../../operators/broker/types.ts';
 import {
   bodyLimit,
   createServiceApp,

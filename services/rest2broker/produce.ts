@@ -1,4 +1,4 @@
-import type { BrokerProducer, DeliveryReport, ProducerRecord } from '../../engine/broker/types.ts';
+import type { BrokerProducer, DeliveryReport, ProducerRecord } from '../../operators/broker/types.ts';
 import { HttpError } from '../kit/index.ts';
 
 /**

@@ -1,5 +1,5 @@
 import type { Context, Handler } from 'hono';
-import type { BrokerProducer, DeliveryReport } from '../../engine/broker/types.ts';
+import type { BrokerProducer, DeliveryReport } from '../../operators/broker/types.ts';
 import { HttpError } from '../kit/index.ts';
 import type { Adapter, RouteResponse } from './adapter.ts';
 import { produceAcknowledged } from './produce.ts';

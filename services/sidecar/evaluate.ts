@@ -5,12 +5,12 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { Logger } from 'pino';
+import { jsonText } from '../rego/index.ts';
 import type { SidecarConfig } from './config.ts';
 import { GENERIC_MESSAGE, NO_PERMISSIONS_MESSAGE, POLICY_FAILED, rondError } from './errors.ts';
 import { buildInput, headersFromRaw, type InputParts } from './input.ts';
 import type { SidecarMetrics } from './metrics.ts';
 import type { PolicySet } from './policies.ts';
-import { jsonText } from './rego/index.ts';
 import { BodyParseError, BodyTooLargeError, readJsonBody, shouldParseBody } from './request-body.ts';
 import type { RouteMatch } from './router.ts';
 import {

@@ -10,7 +10,7 @@
  */
 import { BSON, type Db, type Document, type Filter } from 'mongodb';
 import type { Logger } from 'pino';
-import type { HostBuiltin } from './rego/index.ts';
+import type { HostBuiltin } from '../rego/index.ts';
 
 /** Keep BSON's types (Int32, Double, Long) so their Extended JSON is the one Rönd writes. */
 const KEEP_TYPES = { promoteValues: false } as const;

@@ -13,7 +13,7 @@ import {
   toJSON,
   toMongoQuery,
   type Value,
-} from './rego/index.ts';
+} from '../rego/index.ts';
 
 /**
  * Rönd's `get_header(name, headers)` builtin: the first value of a header, matched without regard

@@ -3,12 +3,12 @@
  * `input.response.body`, and the policy's value becomes the new body. Other answers pass through.
  */
 import type { Logger } from 'pino';
+import { jsonText } from '../rego/index.ts';
 import { GENERIC_MESSAGE, NO_PERMISSIONS_MESSAGE, rondError } from './errors.ts';
 import { buildInput, type InputParts } from './input.ts';
 import type { SidecarMetrics } from './metrics.ts';
 import type { PolicySet } from './policies.ts';
 import { responseHeaders, type UpstreamResponse } from './proxy.ts';
-import { jsonText } from './rego/index.ts';
 
 export async function filterResponse(
   upstream: UpstreamResponse,

@@ -1,6 +1,6 @@
 import * as assert from 'uvu/assert';
 import { runCeiling } from '../../bench/harness/ceiling.ts';
-import type { ProducerRecord } from '../../engine/broker/types.ts';
+import type { ProducerRecord } from '../../operators/broker/types.ts';
 import { test } from '../support/suite.ts';
 
 const records = (count: number): ProducerRecord[] =>

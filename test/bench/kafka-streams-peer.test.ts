@@ -20,10 +20,10 @@ import {
   outputFinalState,
 } from '../../bench/harness/output-equality.ts';
 import { type BenchEvent, WORKLOADS, type WorkloadId } from '../../bench/workloads/index.ts';
-import { createKafkaBroker } from '../../engine/broker/kafka/index.ts';
-import type { ConsumedMessage } from '../../engine/broker/types.ts';
 import { createEngineMetrics } from '../../engine/metrics/index.ts';
 import { MemoryStore } from '../../engine/store/index.ts';
+import { createKafkaBroker } from '../../operators/broker/kafka/index.ts';
+import type { ConsumedMessage } from '../../operators/broker/types.ts';
 import { type KafkaFixture, realKafka, startKafka } from '../support/kafka.ts';
 import { test, when } from '../support/suite.ts';
 

@@ -10,7 +10,7 @@
  */
 import * as assert from 'node:assert/strict';
 import { MongoClient } from 'mongodb';
-import { createKafkaBroker } from '../../engine/broker/kafka/index.ts';
+import { createKafkaBroker } from '../../operators/broker/kafka/index.ts';
 import {
   type NotificationService,
   seedEmailNotification,

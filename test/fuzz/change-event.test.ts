@@ -5,7 +5,7 @@
 import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { parseChangeEvent } from '../../engine/change-event/parse.ts';
-import { MAX_JSON_DEPTH } from '../../engine/record/json.ts';
+import { MAX_JSON_DEPTH } from '../../operators/record/json.ts';
 import { test } from '../support/suite.ts';
 import { anyText, checkProperty } from './property.ts';
 

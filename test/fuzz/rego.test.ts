@@ -6,8 +6,8 @@
 import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
-import { compile, RegoError } from '../../services/sidecar/rego/index.ts';
-import { MAX_NESTING } from '../../services/sidecar/rego/parser.ts';
+import { compile, RegoError } from '../../services/rego/index.ts';
+import { MAX_NESTING } from '../../services/rego/parser.ts';
 import { test } from '../support/suite.ts';
 import { anyText, checkProperty, mutated, tokenSoup } from './property.ts';
 

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { Subject } from 'rxjs';
-import { MemoryBroker } from '../../engine/broker/memory/index.ts';
-import type { BrokerConsumer, ConsumedMessage } from '../../engine/broker/types.ts';
+import { MemoryBroker } from '../../operators/broker/memory/index.ts';
+import type { BrokerConsumer, ConsumedMessage } from '../../operators/broker/types.ts';
 import { type Batch, commitAcknowledged, mergeBatches, OffsetTracker } from '../../operators/index.ts';
 import { FakeClock } from '../support/fake-clock.ts';
 import { test } from '../support/suite.ts';

@@ -6,8 +6,8 @@
 import * as assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { BehaviorSubject, Subject } from 'rxjs';
-import { createKafkaBroker } from '../../engine/broker/kafka/index.ts';
-import type { RebalanceEvent } from '../../engine/broker/types.ts';
+import { createKafkaBroker } from '../../operators/broker/kafka/index.ts';
+import type { RebalanceEvent } from '../../operators/broker/types.ts';
 import { acknowledge, consumeBatches } from '../../operators/index.ts';
 import { type KafkaFixture, realKafka, startKafka } from '../support/kafka.ts';
 import { test, when } from '../support/suite.ts';

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { BehaviorSubject, Subject } from 'rxjs';
-import { MemoryBroker } from '../../engine/broker/memory/index.ts';
-import type { BrokerConsumer, ConsumedMessage, RebalanceEvent } from '../../engine/broker/types.ts';
+import { MemoryBroker } from '../../operators/broker/memory/index.ts';
+import type { BrokerConsumer, ConsumedMessage, RebalanceEvent } from '../../operators/broker/types.ts';
 import {
   acknowledge,
   type Batch,

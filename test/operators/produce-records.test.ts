@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { from, lastValueFrom, toArray } from 'rxjs';
-import { MemoryBroker } from '../../engine/broker/memory/index.ts';
-import type { ProducerRecord } from '../../engine/broker/types.ts';
+import { MemoryBroker } from '../../operators/broker/memory/index.ts';
+import type { ProducerRecord } from '../../operators/broker/types.ts';
 import { type Batch, OffsetTracker, produceRecords } from '../../operators/index.ts';
 import { test } from '../support/suite.ts';
 

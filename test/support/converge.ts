@@ -11,11 +11,11 @@
  *   await output.stop();
  */
 import * as assert from 'uvu/assert';
-import { createKafkaBroker } from '../../engine/broker/kafka/index.ts';
-import type { ConsumedMessage } from '../../engine/broker/types.ts';
 import type { Config } from '../../engine/config/index.ts';
-import type { JsonValue } from '../../engine/record/json.ts';
 import { canonicalJson } from '../../engine/record/key.ts';
+import { createKafkaBroker } from '../../operators/broker/kafka/index.ts';
+import type { ConsumedMessage } from '../../operators/broker/types.ts';
+import type { JsonValue } from '../../operators/record/json.ts';
 import { runEvents } from './embedded.ts';
 import type { KafkaFixture } from './kafka.ts';
 import { expectedAggregates, type InputEvent } from './oracle.ts';

@@ -1,10 +1,10 @@
 import { pino } from 'pino';
-import { type KeyPartitioner, partitionForKey } from '../../engine/broker/key-partitioner.ts';
-import type { BrokerProducer } from '../../engine/broker/types.ts';
 import { createEngineMetrics } from '../../engine/metrics/index.ts';
 import type { CompiledConfig } from '../../engine/runtime/compile.ts';
 import type { RuntimeContext } from '../../engine/runtime/context.ts';
 import type { Store } from '../../engine/store/types.ts';
+import { type KeyPartitioner, partitionForKey } from '../../operators/broker/key-partitioner.ts';
+import type { BrokerProducer } from '../../operators/broker/types.ts';
 
 /**
  * One engine instance's batch handlers over a shared store and broker, which a SIGKILL can stop

@@ -15,8 +15,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ClientProperties } from '../../engine/broker/types.ts';
 import { INTERNAL_PART } from '../../engine/runtime/engine.ts';
+import type { ClientProperties } from '../../operators/broker/types.ts';
 import { DIAMOND } from './configs.ts';
 import { type OutputReader, readOutput, sendEvents } from './converge.ts';
 import { diamondRunConfig, type Instance, logsOf, startInstance } from './instances.ts';

@@ -11,8 +11,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ClientProperties } from '../../engine/broker/types.ts';
 import type { Config } from '../../engine/config/index.ts';
+import type { ClientProperties } from '../../operators/broker/types.ts';
 import { configFor, DIAMOND } from './configs.ts';
 import type { KafkaFixture } from './kafka.ts';
 import type { MongoFixture } from './mongo.ts';

@@ -1,8 +1,8 @@
 import type { Config } from '../../engine/config/index.ts';
 import type { CompiledFilter } from '../../engine/filter/index.ts';
-import type { JsonObject, JsonValue } from '../../engine/record/json.ts';
 import { canonicalJson, compareCanonical } from '../../engine/record/key.ts';
 import { compileConfig } from '../../engine/runtime/compile.ts';
+import type { JsonObject, JsonValue } from '../../operators/record/json.ts';
 
 export interface InputEvent {
   topic: string;

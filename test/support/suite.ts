@@ -11,7 +11,7 @@
  *   runner can name it if it kills the file at its time limit.
  *
  * @example
- *   import { suite, test } from '../support/suite.ts';
+ *   import { suite, test } from './suite.ts';
  *   test.before(async () => { kafka = await startKafka({ topics: { orders: 1 } }); });
  *   test('produces', async () => { … });
  *   test.run();

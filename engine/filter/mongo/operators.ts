@@ -1,4 +1,4 @@
-import type { JsonValue } from '../../record/json.ts';
+import type { JsonValue } from '../../../operators/record/json.ts';
 import { MISSING, resolvePath } from './path.ts';
 import { bsonEqual, compareBson, typeRank } from './values.ts';
 

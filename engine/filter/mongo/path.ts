@@ -1,4 +1,4 @@
-import { fieldOf, type JsonValue } from '../../record/json.ts';
+import { fieldOf, type JsonValue } from '../../../operators/record/json.ts';
 import { isIndexSegment, isJsonObject } from './values.ts';
 
 /** A path that reached no value (MongoDB's "missing", which `$eq: null` matches). */

@@ -1,4 +1,4 @@
-import type { JsonObject, JsonValue } from '../../record/json.ts';
+import type { JsonObject, JsonValue } from '../../../operators/record/json.ts';
 import {
   compileRegex,
   matchesElemMatchEq,

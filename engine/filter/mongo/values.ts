@@ -1,4 +1,4 @@
-import { isJsonObject, type JsonValue } from '../../record/json.ts';
+import { isJsonObject, type JsonValue } from '../../../operators/record/json.ts';
 import { compareCanonical } from '../../record/key.ts';
 
 /**

@@ -1,7 +1,7 @@
 import { type AnyBulkWriteOperation, type Collection, type Db, type Document, MongoClient } from 'mongodb';
+import type { JsonObject, JsonValue } from '../../../operators/record/json.ts';
 import type { CompiledEdge } from '../../filter/index.ts';
 import { toMongoFilter } from '../../filter/index.ts';
-import type { JsonObject, JsonValue } from '../../record/json.ts';
 import { canonicalJson, keyId } from '../../record/key.ts';
 import { StoreUnavailableError } from '../errors.ts';
 import { checkKnown, edgeLookup, type StoreLayout } from '../layout.ts';

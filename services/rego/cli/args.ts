@@ -1,5 +1,5 @@
 /** The options of `streamfold rego`, shared by its subcommands; each accepts only its own. */
-import { type ParsedCommandArgs, UsageError } from '../command.ts';
+import { type ParsedCommandArgs, UsageError } from '../../kit/cli-command.ts';
 import { type Format, formatOf } from './output.ts';
 
 export const REGO_OPTIONS = {

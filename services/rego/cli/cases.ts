@@ -1,7 +1,8 @@
 /** `streamfold rego cases`: OPA conformance case files, one verdict per case. */
-import { loadCaseFiles } from '../../../services/sidecar/rego/conformance/load.ts';
-import { runCase } from '../../../services/sidecar/rego/conformance/run-case.ts';
-import type { CliIo } from '../command.ts';
+
+import type { CliIo } from '../../kit/cli-command.ts';
+import { loadCaseFiles } from '../conformance/load.ts';
+import { runCase } from '../conformance/run-case.ts';
 import type { RegoArgs } from './args.ts';
 import { LoadError } from './load.ts';
 import { reportError } from './output.ts';

@@ -1,6 +1,7 @@
 /** `streamfold rego eval`: a query's solutions in `opa eval`'s JSON shape. */
-import { jsonText, toJSON, type Value } from '../../../services/sidecar/rego/index.ts';
-import type { CliIo } from '../command.ts';
+
+import type { CliIo } from '../../kit/cli-command.ts';
+import { jsonText, toJSON, type Value } from '../index.ts';
 import type { RegoArgs } from './args.ts';
 import { loadPolicy, readJson } from './load.ts';
 import { reportError } from './output.ts';

@@ -1,5 +1,5 @@
-/** `streamfold rego eval|test|partial|cases`: the Rego engine of `services/sidecar/rego` on files. */
-import { type CliCommand, UsageError } from '../command.ts';
+/** `streamfold rego eval|test|partial|cases`: the Rego engine of `services/rego` on files. */
+import { type CliCommand, UsageError } from '../../kit/cli-command.ts';
 import { REGO_OPTIONS, regoArgs } from './args.ts';
 import { regoCases } from './cases.ts';
 import { regoEval } from './eval.ts';

@@ -5,7 +5,7 @@
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
-import { compile, type Policy } from '../../../services/sidecar/rego/index.ts';
+import { compile, type Policy } from '../index.ts';
 
 export interface LoadedPolicy {
   policy: Policy;

@@ -1,6 +1,7 @@
 /** `opa`'s error shape, `{"errors":[{code,message,location}]}`, and JSON of Rego values. */
-import { RegoError, RowFilterError } from '../../../services/sidecar/rego/index.ts';
-import { type CliIo, UsageError } from '../command.ts';
+
+import { type CliIo, UsageError } from '../../kit/cli-command.ts';
+import { RegoError, RowFilterError } from '../index.ts';
 import { LoadError } from './load.ts';
 
 export type Format = 'json' | 'pretty';

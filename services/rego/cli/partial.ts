@@ -1,6 +1,7 @@
 /** `streamfold rego partial`: the residual queries of a row filter, and with `--mongo` its filter. */
-import { formatResidual, jsonText, toMongoQuery } from '../../../services/sidecar/rego/index.ts';
-import type { CliIo } from '../command.ts';
+
+import type { CliIo } from '../../kit/cli-command.ts';
+import { formatResidual, jsonText, toMongoQuery } from '../index.ts';
 import type { RegoArgs } from './args.ts';
 import { loadPolicy, readJson } from './load.ts';
 import { reportError } from './output.ts';

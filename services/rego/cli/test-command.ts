@@ -1,6 +1,7 @@
 /** `streamfold rego test`: every `test_*` rule must be defined and not false. */
-import { toJSONText } from '../../../services/sidecar/rego/index.ts';
-import type { CliIo } from '../command.ts';
+
+import type { CliIo } from '../../kit/cli-command.ts';
+import { toJSONText } from '../index.ts';
 import type { RegoArgs } from './args.ts';
 import { loadPolicy } from './load.ts';
 import { reportError } from './output.ts';

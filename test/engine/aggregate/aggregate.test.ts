@@ -3,11 +3,11 @@ import { findAffectedHeads } from '../../../engine/aggregate/affected-heads.ts';
 import { aggregateObject, computeAggregates, linkAggregates } from '../../../engine/aggregate/compute.ts';
 import { aggregateJson } from '../../../engine/aggregate/serialize.ts';
 import type { GenericFilter } from '../../../engine/filter/ast.ts';
-import type { JsonObject } from '../../../engine/record/json.ts';
 import { canonicalJson } from '../../../engine/record/key.ts';
 import { compileConfig } from '../../../engine/runtime/compile.ts';
 import { MemoryStore } from '../../../engine/store/index.ts';
 import type { StoredRecord } from '../../../engine/store/types.ts';
+import type { JsonObject } from '../../../operators/record/json.ts';
 import { configFor, DIAMOND, type GraphSpec, SINGLE_VIEW } from '../../support/configs.ts';
 import { test } from '../../support/suite.ts';
 

@@ -2,8 +2,8 @@ import * as assert from 'uvu/assert';
 import { seededRandom } from '../../../bench/workloads/random.ts';
 import { type AggregateTree, aggregateObject } from '../../../engine/aggregate/compute.ts';
 import { aggregateJson } from '../../../engine/aggregate/serialize.ts';
-import type { JsonObject } from '../../../engine/record/json.ts';
 import type { StoredRecord } from '../../../engine/store/types.ts';
+import type { JsonObject } from '../../../operators/record/json.ts';
 import { test } from '../../support/suite.ts';
 
 const random = seededRandom(7);

@@ -6,9 +6,6 @@
 
 import { randomBytes, randomUUID } from 'node:crypto';
 import pino from 'pino';
-import { createKafkaBroker } from '../../../engine/broker/kafka/index.ts';
-import { MemoryBroker } from '../../../engine/broker/memory/index.ts';
-import type { Broker, BrokerConsumer } from '../../../engine/broker/types.ts';
 import { parseConfig } from '../../../engine/config/index.ts';
 import {
   type ControlPlane,
@@ -22,6 +19,9 @@ import { type CompiledConfig, compileConfig } from '../../../engine/runtime/comp
 import { type RunningEngine, startEngine } from '../../../engine/runtime/engine.ts';
 import { resolveSecrets } from '../../../engine/secrets/index.ts';
 import { MemoryStore } from '../../../engine/store/index.ts';
+import { createKafkaBroker } from '../../../operators/broker/kafka/index.ts';
+import { MemoryBroker } from '../../../operators/broker/memory/index.ts';
+import type { Broker, BrokerConsumer } from '../../../operators/broker/types.ts';
 
 export const CONFIG = {
   id: 'cpEngine01',

@@ -1,12 +1,12 @@
 import * as assert from 'node:assert/strict';
 import { pino } from 'pino';
-import type { ConsumedMessage } from '../../../engine/broker/types.ts';
 import type { Config } from '../../../engine/config/index.ts';
 import { EmbeddedEngine, type EmbeddedEngineOptions } from '../../../engine/embedded/engine.ts';
 import { parseInputLine } from '../../../engine/embedded/input.ts';
 import { formatOutputLine } from '../../../engine/embedded/output.ts';
 import { compileConfig } from '../../../engine/runtime/compile.ts';
 import { MemoryStore } from '../../../engine/store/index.ts';
+import type { ConsumedMessage } from '../../../operators/broker/types.ts';
 import { configFor, SINGLE_VIEW } from '../../support/configs.ts';
 import { create, runEvents, update } from '../../support/embedded.ts';
 import type { InputEvent } from '../../support/oracle.ts';

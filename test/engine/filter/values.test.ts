@@ -1,6 +1,6 @@
 import * as assert from 'uvu/assert';
 import { equalityKey } from '../../../engine/filter/mongo/values.ts';
-import type { JsonValue } from '../../../engine/record/json.ts';
+import type { JsonValue } from '../../../operators/record/json.ts';
 import { test } from '../../support/suite.ts';
 
 test('equalityKey is the JSON text of a value, numbers of every form included', () => {

@@ -1,6 +1,4 @@
 import * as assert from 'uvu/assert';
-import { crc32Partition, partitionForKey } from '../../../engine/broker/key-partitioner.ts';
-import { MemoryBroker } from '../../../engine/broker/memory/index.ts';
 import {
   decodeInternalUpdates,
   encodeInternalUpdate,
@@ -8,6 +6,8 @@ import {
   internalUpdateId,
 } from '../../../engine/internal-updates/message.ts';
 import { MAX_MESSAGE_CHARS, routeInternalUpdates } from '../../../engine/internal-updates/route.ts';
+import { crc32Partition, partitionForKey } from '../../../operators/broker/key-partitioner.ts';
+import { MemoryBroker } from '../../../operators/broker/memory/index.ts';
 import { test } from '../../support/suite.ts';
 
 const updates: InternalUpdate[] = Array.from({ length: 60 }, (_, i) => ({

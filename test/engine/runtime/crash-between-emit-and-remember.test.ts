@@ -1,6 +1,4 @@
 import * as assert from 'uvu/assert';
-import { MemoryBroker } from '../../../engine/broker/memory/index.ts';
-import type { ConsumedMessage } from '../../../engine/broker/types.ts';
 import { decodeInternalUpdates, type InternalUpdate } from '../../../engine/internal-updates/message.ts';
 import type { OutputMode } from '../../../engine/output/messages.ts';
 import { canonicalJson } from '../../../engine/record/key.ts';
@@ -8,6 +6,8 @@ import { compileConfig } from '../../../engine/runtime/compile.ts';
 import { processInputBatch } from '../../../engine/runtime/process-input.ts';
 import { recomputeHeads } from '../../../engine/runtime/recompute.ts';
 import { MemoryStore } from '../../../engine/store/index.ts';
+import { MemoryBroker } from '../../../operators/broker/memory/index.ts';
+import type { ConsumedMessage } from '../../../operators/broker/types.ts';
 import { compressed } from '../../support/compress.ts';
 import { configFor, DIAMOND } from '../../support/configs.ts';
 import { crashableInstance } from '../../support/crashable.ts';

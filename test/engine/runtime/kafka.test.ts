@@ -4,14 +4,14 @@
  */
 import { pino } from 'pino';
 import * as assert from 'uvu/assert';
-import { createKafkaBroker } from '../../../engine/broker/kafka/index.ts';
-import type { Broker, BrokerConsumer } from '../../../engine/broker/types.ts';
 import type { Config } from '../../../engine/config/index.ts';
 import { deadLetterTopics, engineClients } from '../../../engine/runtime/clients.ts';
 import { compileConfig } from '../../../engine/runtime/compile.ts';
 import { type RunningEngine, startEngine } from '../../../engine/runtime/engine.ts';
 import { resolveSecrets } from '../../../engine/secrets/index.ts';
 import { MongoStore } from '../../../engine/store/index.ts';
+import { createKafkaBroker } from '../../../operators/broker/kafka/index.ts';
+import type { Broker, BrokerConsumer } from '../../../operators/broker/types.ts';
 import { configFor, SINGLE_VIEW } from '../../support/configs.ts';
 import { create, remove, runEvents, update } from '../../support/embedded.ts';
 import { type KafkaFixture, kafkaRestartable, realKafka, startKafka } from '../../support/kafka.ts';

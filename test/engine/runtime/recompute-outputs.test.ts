@@ -1,15 +1,15 @@
 import * as assert from 'uvu/assert';
 import { WORKLOADS } from '../../../bench/workloads/index.ts';
-import { MemoryBroker } from '../../../engine/broker/memory/index.ts';
-import type { ConsumedMessage } from '../../../engine/broker/types.ts';
 import { decodeInternalUpdates } from '../../../engine/internal-updates/message.ts';
 import { HEAD_HEADER, type OutputMode } from '../../../engine/output/messages.ts';
-import type { JsonObject } from '../../../engine/record/json.ts';
 import { canonicalJson, decodeKeyOnly } from '../../../engine/record/key.ts';
 import { compileConfig } from '../../../engine/runtime/compile.ts';
 import { processInputBatch } from '../../../engine/runtime/process-input.ts';
 import { recomputeHeads } from '../../../engine/runtime/recompute.ts';
 import { MemoryStore } from '../../../engine/store/index.ts';
+import { MemoryBroker } from '../../../operators/broker/memory/index.ts';
+import type { ConsumedMessage } from '../../../operators/broker/types.ts';
+import type { JsonObject } from '../../../operators/record/json.ts';
 import { compressed } from '../../support/compress.ts';
 import { configFor, DIAMOND, type GraphSpec, SINGLE_VIEW } from '../../support/configs.ts';
 import { crashableInstance } from '../../support/crashable.ts';

@@ -1,11 +1,11 @@
 import { pino } from 'pino';
 import * as assert from 'uvu/assert';
-import { MemoryBroker } from '../../../engine/broker/memory/index.ts';
 import { canonicalJson } from '../../../engine/record/key.ts';
 import { compileConfig } from '../../../engine/runtime/compile.ts';
 import { startEngine } from '../../../engine/runtime/engine.ts';
 import { MemoryStore } from '../../../engine/store/index.ts';
 import type { Store } from '../../../engine/store/types.ts';
+import { MemoryBroker } from '../../../operators/broker/memory/index.ts';
 import { configFor, SINGLE_VIEW } from '../../support/configs.ts';
 import { test } from '../../support/suite.ts';
 

@@ -7,8 +7,6 @@
  */
 import { pino } from 'pino';
 import * as assert from 'uvu/assert';
-import { MemoryBroker } from '../../../engine/broker/memory/index.ts';
-import type { ConsumedMessage } from '../../../engine/broker/types.ts';
 import type { Config } from '../../../engine/config/index.ts';
 import { decodeInternalUpdates, internalUpdateId } from '../../../engine/internal-updates/message.ts';
 import { createEngineMetrics, type EngineMetrics } from '../../../engine/metrics/index.ts';
@@ -16,6 +14,8 @@ import { canonicalJson } from '../../../engine/record/key.ts';
 import { compileConfig } from '../../../engine/runtime/compile.ts';
 import { groupIdOf, INTERNAL_PART, type RunningEngine, startEngine } from '../../../engine/runtime/engine.ts';
 import { MemoryStore, type Store } from '../../../engine/store/index.ts';
+import { MemoryBroker } from '../../../operators/broker/memory/index.ts';
+import type { ConsumedMessage } from '../../../operators/broker/types.ts';
 import { configFor, DIAMOND } from '../../support/configs.ts';
 import { counterValue, runEvents } from '../../support/embedded.ts';
 import type { InputEvent } from '../../support/oracle.ts';

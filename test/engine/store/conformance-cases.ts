@@ -7,7 +7,7 @@ import {
   type ComparisonOperator,
   type GenericFilter,
 } from '../../../engine/filter/ast.ts';
-import type { JsonObject } from '../../../engine/record/json.ts';
+import type { JsonObject } from '../../../operators/record/json.ts';
 
 export interface ConformanceCase {
   /** Operator the case is counted under. */

@@ -9,7 +9,6 @@
 import { MongoClient } from 'mongodb';
 import * as assert from 'uvu/assert';
 import { buildStoreEdges, compileQuery, type Query, toMongoFilter } from '../../../engine/filter/index.ts';
-import type { JsonObject } from '../../../engine/record/json.ts';
 import { canonicalJson, compareCanonical } from '../../../engine/record/key.ts';
 import {
   MemoryStore,
@@ -18,6 +17,7 @@ import {
   type StoredRecord,
   sinkCollection,
 } from '../../../engine/store/index.ts';
+import type { JsonObject } from '../../../operators/record/json.ts';
 import { startMongo } from '../../support/mongo.ts';
 import { test } from '../../support/suite.ts';
 import { CASES, CHILDREN, type ConformanceCase, PARENTS, type Row } from './conformance-cases.ts';

@@ -1,8 +1,8 @@
 import * as assert from 'uvu/assert';
-import type { JsonObject } from '../../../engine/record/json.ts';
 import { canonicalJson, compareCanonical } from '../../../engine/record/key.ts';
 import { HashIndex } from '../../../engine/store/hash-index.ts';
 import type { StoredRecord } from '../../../engine/store/types.ts';
+import type { JsonObject } from '../../../operators/record/json.ts';
 import { test } from '../../support/suite.ts';
 
 const record = (key: JsonObject, value: JsonObject): StoredRecord => ({ ck: canonicalJson(key), key, value });

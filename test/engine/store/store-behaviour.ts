@@ -6,10 +6,10 @@ import type { Test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { GenericFilter } from '../../../engine/filter/ast.ts';
 import { buildStoreEdges } from '../../../engine/filter/index.ts';
-import type { JsonObject } from '../../../engine/record/json.ts';
 import { canonicalJson } from '../../../engine/record/key.ts';
 import type { StoreLayout } from '../../../engine/store/index.ts';
 import type { RecordWrite, Store } from '../../../engine/store/types.ts';
+import type { JsonObject } from '../../../operators/record/json.ts';
 
 const byCustomer: GenericFilter = { $eq: [{ foreign: ['customerId'] }, { local: ['id'] }] };
 const cheaperThan: GenericFilter = { $gt: [{ foreign: ['price'] }, { local: ['budget'] }] };

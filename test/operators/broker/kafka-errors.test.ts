@@ -1,6 +1,6 @@
 import type { LibrdKafkaError } from 'node-rdkafka';
 import * as assert from 'uvu/assert';
-import { isFatalProducerError, isRetriableCommitError } from '../../../engine/broker/kafka/errors.ts';
+import { isFatalProducerError, isRetriableCommitError } from '../../../operators/broker/kafka/errors.ts';
 import { test } from '../../support/suite.ts';
 
 const error = (code: number, message: string, isFatal?: boolean) =>

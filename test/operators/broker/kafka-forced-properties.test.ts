@@ -1,5 +1,5 @@
 /**
- * The properties the engine forces (design/engine.md §7, engine/broker/kafka/properties.ts) hold
+ * The properties the engine forces (design/engine.md §7, operators/broker/kafka/properties.ts) hold
  * on a real broker whatever a configuration sets, under librdkafka's other names and topic-level
  * ones included: offsets move only by the engine's commits, and records are written idempotently
  * (their batches on the broker's disk carry a producer id), which librdkafka allows only with
@@ -9,9 +9,9 @@
 import { join } from 'node:path';
 import Kafka from 'node-rdkafka';
 import * as assert from 'uvu/assert';
-import { createKafkaBroker } from '../../../engine/broker/kafka/index.ts';
-import { producerProperties } from '../../../engine/broker/kafka/properties.ts';
-import type { ConsumedMessage } from '../../../engine/broker/types.ts';
+import { createKafkaBroker } from '../../../operators/broker/kafka/index.ts';
+import { producerProperties } from '../../../operators/broker/kafka/properties.ts';
+import type { ConsumedMessage } from '../../../operators/broker/types.ts';
 import { type KafkaFixture, kafkaRestartable, realKafka, startKafka } from '../../support/kafka.ts';
 import { committedOffsets } from '../../support/kafka-offsets.ts';
 import { segmentBatches } from '../../support/log-segment.ts';

@@ -1,5 +1,5 @@
 /**
- * The producer error list (engine/broker/kafka/errors.ts) against what a real broker answers.
+ * The producer error list (operators/broker/kafka/errors.ts) against what a real broker answers.
  * A delivery report's error reaches JS without its code and with librdkafka's text lowercased
  * after its `Broker: ` origin: the list recognises 45/47/49/59 by that text, so the form is
  * checked on an answer a real broker gives on demand (a record above the topic's
@@ -9,9 +9,9 @@
  */
 import Kafka from 'node-rdkafka';
 import * as assert from 'uvu/assert';
-import { deliveryReportText, isFatalProducerError } from '../../../engine/broker/kafka/errors.ts';
-import { createKafkaBroker, KafkaClientError } from '../../../engine/broker/kafka/index.ts';
 import { createTopics, deleteTopics } from '../../../local-kafka/admin.ts';
+import { deliveryReportText, isFatalProducerError } from '../../../operators/broker/kafka/errors.ts';
+import { createKafkaBroker, KafkaClientError } from '../../../operators/broker/kafka/index.ts';
 import { type KafkaFixture, realKafka, startKafka } from '../../support/kafka.ts';
 import { test, when } from '../../support/suite.ts';
 

@@ -9,9 +9,9 @@
 import { join } from 'node:path';
 import pino from 'pino';
 import * as assert from 'uvu/assert';
-import { createKafkaBroker } from '../../../engine/broker/kafka/index.ts';
 import { createTopics } from '../../../local-kafka/admin.ts';
 import { type LocalKafka, startLocalKafka } from '../../../local-kafka/cluster.ts';
+import { createKafkaBroker } from '../../../operators/broker/kafka/index.ts';
 import { kafkaRestartable, realKafka } from '../../support/kafka.ts';
 import { segmentBatches } from '../../support/log-segment.ts';
 import { standInLog } from '../../support/stand-in-log.ts';

@@ -1,5 +1,5 @@
 /**
- * The client watchdog (engine/broker/kafka/watchdog.ts): its verdict on librdkafka's statistics,
+ * The client watchdog (operators/broker/kafka/watchdog.ts): its verdict on librdkafka's statistics,
  * and, on the real broker, what a replacement does to a consumer in a pipeline and to a producer
  * with records in flight. A replacement is forced through the watchdog's `stranded` verdict (the
  * librdkafka defect it exists for needs a broker's controlled shutdown to happen at the wrong
@@ -9,9 +9,9 @@ import * as assert from 'node:assert/strict';
 import pino from 'pino';
 import { Registry } from 'prom-client';
 import { Subject } from 'rxjs';
-import { createKafkaBroker } from '../../../engine/broker/kafka/index.ts';
-import { ClientWatchdog, strandedReason } from '../../../engine/broker/kafka/watchdog.ts';
-import type { ConsumedMessage } from '../../../engine/broker/types.ts';
+import { createKafkaBroker } from '../../../operators/broker/kafka/index.ts';
+import { ClientWatchdog, strandedReason } from '../../../operators/broker/kafka/watchdog.ts';
+import type { ConsumedMessage } from '../../../operators/broker/types.ts';
 import { commitAcknowledged, consumeBatches } from '../../../operators/index.ts';
 import { type KafkaFixture, realKafka, startKafka } from '../../support/kafka.ts';
 import { test, when } from '../../support/suite.ts';

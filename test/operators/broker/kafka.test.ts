@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { Subject } from 'rxjs';
-import { createKafkaBroker } from '../../../engine/broker/kafka/index.ts';
-import type { BrokerConsumer, ClientProperties, ConsumedMessage } from '../../../engine/broker/types.ts';
+import { createKafkaBroker } from '../../../operators/broker/kafka/index.ts';
+import type { BrokerConsumer, ClientProperties, ConsumedMessage } from '../../../operators/broker/types.ts';
 import { commitAcknowledged, consumeBatches } from '../../../operators/index.ts';
 import { type KafkaFixture, startKafka } from '../../support/kafka.ts';
 import { test } from '../../support/suite.ts';

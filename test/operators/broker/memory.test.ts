@@ -5,9 +5,9 @@ import {
   librdkafkaPartitioner,
   murmur2,
   partitionForKey,
-} from '../../../engine/broker/key-partitioner.ts';
-import { MemoryBroker } from '../../../engine/broker/memory/index.ts';
-import type { RebalanceEvent } from '../../../engine/broker/types.ts';
+} from '../../../operators/broker/key-partitioner.ts';
+import { MemoryBroker } from '../../../operators/broker/memory/index.ts';
+import type { RebalanceEvent } from '../../../operators/broker/types.ts';
 import { test } from '../../support/suite.ts';
 
 const value = (s: string) => Buffer.from(s);

@@ -7,8 +7,8 @@
 import * as assert from 'node:assert/strict';
 import { type Db, MongoClient } from 'mongodb';
 import pino from 'pino';
-import { createKafkaBroker } from '../../../engine/broker/kafka/index.ts';
-import type { Broker, BrokerConsumer, BrokerProducer } from '../../../engine/broker/types.ts';
+import { createKafkaBroker } from '../../../operators/broker/kafka/index.ts';
+import type { Broker, BrokerConsumer, BrokerProducer } from '../../../operators/broker/types.ts';
 import { stopOnSignal } from '../../../services/kit/index.ts';
 import { readConfig } from '../../../services/notification/config.ts';
 import { startNotificationService } from '../../../services/notification/start.ts';

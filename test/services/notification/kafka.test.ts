@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { type Db, MongoClient } from 'mongodb';
-import { createKafkaBroker } from '../../../engine/broker/kafka/index.ts';
-import type { BrokerProducer } from '../../../engine/broker/types.ts';
+import { createKafkaBroker } from '../../../operators/broker/kafka/index.ts';
+import type { BrokerProducer } from '../../../operators/broker/types.ts';
 import { type KafkaFixture, startKafka } from '../../support/kafka.ts';
 import { type MongoFixture, startMongo } from '../../support/mongo.ts';
 import { type SmtpSink, startSmtpSink } from '../../support/smtp-sink.ts';

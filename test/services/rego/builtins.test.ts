@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
-import { compile } from '../../../../services/sidecar/rego/index.ts';
-import { test } from '../../../support/suite.ts';
+import { compile } from '../../../services/rego/index.ts';
+import { test } from '../../support/suite.ts';
 import { errorOf, solutions } from './helpers.ts';
 
 /** The value of `expr` in an empty policy, or undefined. */

@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as assert from 'uvu/assert';
-import { conformanceCasesDir } from '../../services/sidecar/rego/helpers.ts';
 import { test } from '../../support/suite.ts';
+import { conformanceCasesDir } from './helpers.ts';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const CASES = conformanceCasesDir();

@@ -7,9 +7,9 @@
 import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { loadCaseFiles } from '../../../../services/sidecar/rego/conformance/load.ts';
-import { runCase } from '../../../../services/sidecar/rego/conformance/run-case.ts';
-import { test } from '../../../support/suite.ts';
+import { loadCaseFiles } from '../../../services/rego/conformance/load.ts';
+import { runCase } from '../../../services/rego/conformance/run-case.ts';
+import { test } from '../../support/suite.ts';
 import { conformanceCasesDir } from './helpers.ts';
 
 const CASES_DIR = conformanceCasesDir();

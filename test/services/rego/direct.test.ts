@@ -4,8 +4,8 @@
  * path has a variable still to enumerate.
  */
 import * as assert from 'node:assert/strict';
-import { compile } from '../../../../services/sidecar/rego/index.ts';
-import { test } from '../../../support/suite.ts';
+import { compile } from '../../../services/rego/index.ts';
+import { test } from '../../support/suite.ts';
 import { errorOf, xOf } from './helpers.ts';
 
 test('null values and undefined arguments', () => {

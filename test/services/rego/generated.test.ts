@@ -1,16 +1,10 @@
 import * as assert from 'node:assert/strict';
-import type { CompiledPlan } from '../../../../services/sidecar/rego/compiler.ts';
-import { loadCaseFiles } from '../../../../services/sidecar/rego/conformance/load.ts';
-import type { ConformanceCase } from '../../../../services/sidecar/rego/conformance/run-case.ts';
-import { generatedRuleSet } from '../../../../services/sidecar/rego/generated.ts';
-import {
-  compile,
-  type Policy,
-  RegoObject,
-  RegoSet,
-  toJSON,
-} from '../../../../services/sidecar/rego/index.ts';
-import { test } from '../../../support/suite.ts';
+import type { CompiledPlan } from '../../../services/rego/compiler.ts';
+import { loadCaseFiles } from '../../../services/rego/conformance/load.ts';
+import type { ConformanceCase } from '../../../services/rego/conformance/run-case.ts';
+import { generatedRuleSet } from '../../../services/rego/generated.ts';
+import { compile, type Policy, RegoObject, RegoSet, toJSON } from '../../../services/rego/index.ts';
+import { test } from '../../support/suite.ts';
 import { conformanceCasesDir, errorOf } from './helpers.ts';
 
 const RULES = `package t

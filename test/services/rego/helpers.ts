@@ -1,8 +1,8 @@
 /** Test helpers: compile modules and read the values a query binds, as JSON; the shared OPA cases. */
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { compile, type EvalInput, RegoError, toJSON } from '../../../../services/sidecar/rego/index.ts';
-import { thrown } from '../../../support/thrown.ts';
+import { compile, type EvalInput, RegoError, toJSON } from '../../../services/rego/index.ts';
+import { thrown } from '../../support/thrown.ts';
 
 /** Every solution of `query` as `{var: json}` objects. */
 export function solutions(

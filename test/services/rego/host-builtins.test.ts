@@ -6,8 +6,8 @@ import {
   type Policy,
   RegoError,
   toJSON,
-} from '../../../../services/sidecar/rego/index.ts';
-import { test } from '../../../support/suite.ts';
+} from '../../../services/rego/index.ts';
+import { test } from '../../support/suite.ts';
 import { errorOf } from './helpers.ts';
 
 /** A stand-in for a collection: documents by `_id`, with a log of the lookups made. */

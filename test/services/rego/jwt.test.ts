@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { exportJWK, exportSPKI, generateKeyPair, SignJWT } from 'jose';
-import { compile, RegoError, toJSON } from '../../../../services/sidecar/rego/index.ts';
-import { test } from '../../../support/suite.ts';
+import { compile, RegoError, toJSON } from '../../../services/rego/index.ts';
+import { test } from '../../support/suite.ts';
 import { errorOf } from './helpers.ts';
 
 const policy = compile({});

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
-import { compile } from '../../../../services/sidecar/rego/index.ts';
-import { parseModule, parseQuery } from '../../../../services/sidecar/rego/parser.ts';
-import { test } from '../../../support/suite.ts';
+import { compile } from '../../../services/rego/index.ts';
+import { parseModule, parseQuery } from '../../../services/rego/parser.ts';
+import { test } from '../../support/suite.ts';
 import { errorOf, xOf } from './helpers.ts';
 
 test('v1 rule forms: constants, if bodies, contains, keyed objects, functions, default, else', () => {

@@ -1,11 +1,6 @@
 import * as assert from 'node:assert/strict';
-import {
-  compile,
-  formatResidual,
-  RowFilterError,
-  toMongoQuery,
-} from '../../../../services/sidecar/rego/index.ts';
-import { test } from '../../../support/suite.ts';
+import { compile, formatResidual, RowFilterError, toMongoQuery } from '../../../services/rego/index.ts';
+import { test } from '../../support/suite.ts';
 import { errorOf } from './helpers.ts';
 
 const policy = compile({

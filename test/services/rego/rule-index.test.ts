@@ -4,10 +4,10 @@
  * conflicts, `with` on the input and a replaced `equal`.
  */
 import * as assert from 'node:assert/strict';
-import { BUILTINS } from '../../../../services/sidecar/rego/builtins/index.ts';
-import { compileModules } from '../../../../services/sidecar/rego/compiler.ts';
-import { parseModule } from '../../../../services/sidecar/rego/parser.ts';
-import { test } from '../../../support/suite.ts';
+import { BUILTINS } from '../../../services/rego/builtins/index.ts';
+import { compileModules } from '../../../services/rego/compiler.ts';
+import { parseModule } from '../../../services/rego/parser.ts';
+import { test } from '../../support/suite.ts';
 import { errorOf, xOf } from './helpers.ts';
 
 const ROUTES = `package test

@@ -3,8 +3,8 @@
  * operation must see the same object as an eager conversion would give.
  */
 import * as assert from 'node:assert/strict';
-import { equal, fromJSON, keyOf, RegoObject, toJSON } from '../../../../services/sidecar/rego/values.ts';
-import { test } from '../../../support/suite.ts';
+import { equal, fromJSON, keyOf, RegoObject, toJSON } from '../../../services/rego/values.ts';
+import { test } from '../../support/suite.ts';
 
 const json = { b: { c: [1, { d: null }] }, a: 'x', n: null, f: false };
 const eager = () => new RegoObject(Object.entries(json).map(([k, v]) => [k, fromJSON(v)]));

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import pino from 'pino';
-import { createKafkaBroker } from '../../../engine/broker/kafka/index.ts';
-import type { BrokerProducer } from '../../../engine/broker/types.ts';
+import { createKafkaBroker } from '../../../operators/broker/kafka/index.ts';
+import type { BrokerProducer } from '../../../operators/broker/types.ts';
 import { createRest2Broker, type Rest2Broker } from '../../../services/rest2broker/index.ts';
 import { type KafkaFixture, startKafka } from '../../support/kafka.ts';
 import { test } from '../../support/suite.ts';

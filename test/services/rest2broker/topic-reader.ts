@@ -5,7 +5,7 @@
  * missed), polled in the background.
  */
 import Kafka from 'node-rdkafka';
-import type { ConsumedMessage } from '../../../engine/broker/types.ts';
+import type { ConsumedMessage } from '../../../operators/broker/types.ts';
 import type { KafkaFixture } from '../../support/kafka.ts';
 
 export interface TopicReader {

@@ -5,8 +5,8 @@
 import * as assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
 import { test } from '../../support/suite.ts';
+import { SINK } from '../rego/builtins/crypto-x509.fixtures.ts';
 import { sidecarForSuite } from './harness.ts';
-import { SINK } from './rego/builtins/crypto-x509.fixtures.ts';
 
 const shared = sidecarForSuite(test, {
   MANUAL_ROUTES_FILE_PATH: `${new URL('./fixtures/manual-routes.json', import.meta.url).pathname}`,

@@ -1,5 +1,5 @@
 /** Calls one builtin expression in an empty policy, as OPA's documentation shows them. */
-import type { RegoError } from '../../../../../services/sidecar/rego/index.ts';
+import type { RegoError } from '../../../../services/rego/index.ts';
 import { errorOf, solutions } from '../helpers.ts';
 
 /** The value of `expr`, or undefined when the call is undefined (builtin errors swallowed). */

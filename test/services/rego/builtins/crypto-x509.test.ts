@@ -5,14 +5,8 @@
  */
 import * as assert from 'node:assert/strict';
 import { createPrivateKey, X509Certificate } from 'node:crypto';
-import {
-  compile,
-  RegoError,
-  RegoObject,
-  RegoSet,
-  type Value,
-} from '../../../../../services/sidecar/rego/index.ts';
-import { test } from '../../../../support/suite.ts';
+import { compile, RegoError, RegoObject, RegoSet, type Value } from '../../../../services/rego/index.ts';
+import { test } from '../../../support/suite.ts';
 import {
   CSR,
   INTERMEDIATE_CA,

@@ -6,8 +6,8 @@
  */
 import * as assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
-import { jsonText, toJSONText } from '../../../../../services/sidecar/rego/index.ts';
-import { test } from '../../../../support/suite.ts';
+import { jsonText, toJSONText } from '../../../../services/rego/index.ts';
+import { test } from '../../../support/suite.ts';
 import { value } from './call.ts';
 import { SINK } from './crypto-x509.fixtures.ts';
 

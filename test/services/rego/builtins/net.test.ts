@@ -3,7 +3,7 @@
  * IPv4 address with Go's classful default mask, a bare IPv6 address refused.
  */
 import * as assert from 'node:assert/strict';
-import { test } from '../../../../support/suite.ts';
+import { test } from '../../../support/suite.ts';
 import { failure, value } from './call.ts';
 
 test('net.cidr_merge: contained ranges go, halves of a network merge, IPv4 and IPv6 apart', () => {

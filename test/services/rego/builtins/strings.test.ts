@@ -3,7 +3,7 @@
  * strings.NewReplacer), beyond the shared conformance pack.
  */
 import * as assert from 'node:assert/strict';
-import { test } from '../../../../support/suite.ts';
+import { test } from '../../../support/suite.ts';
 import { failure, value } from './call.ts';
 
 test('to_number: strings Go reads as non-finite are a type error, in any case and sign', () => {

@@ -3,7 +3,7 @@
  * named layouts, and the zone errors of Go's LoadLocation.
  */
 import * as assert from 'node:assert/strict';
-import { test } from '../../../../support/suite.ts';
+import { test } from '../../../support/suite.ts';
 import { failure, value } from './call.ts';
 
 const NS = '1670006453141828752'; // 2022-12-02T18:40:53.141828752Z, beyond 2^53

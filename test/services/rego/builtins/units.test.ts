@@ -3,7 +3,7 @@
  * parse_bytes.go): exact decimal amounts, compared exactly.
  */
 import * as assert from 'node:assert/strict';
-import { test } from '../../../../support/suite.ts';
+import { test } from '../../../support/suite.ts';
 import { failure, value } from './call.ts';
 
 /** `expr == expected` in Rego: exact equality, big integers included. */

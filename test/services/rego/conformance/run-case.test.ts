@@ -1,7 +1,7 @@
 /** The conformance runner judges a case as OPA's runner does. */
 import * as assert from 'node:assert/strict';
-import { runCase } from '../../../../../services/sidecar/rego/conformance/run-case.ts';
-import { test } from '../../../../support/suite.ts';
+import { runCase } from '../../../../services/rego/conformance/run-case.ts';
+import { test } from '../../../support/suite.ts';
 
 const failing = {
   note: 'merge/bare ipv6',
