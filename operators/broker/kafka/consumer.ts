@@ -14,17 +14,13 @@ import type {
   TopicPartition,
   TopicPartitionOffset,
 } from '../types.ts';
+import { commitWithRetry } from './commit-retry.ts';
 import { connectClient } from './connect.ts';
-import { ERR, isRebalanceCommitError, isRetriableCommitError, KafkaClientError } from './errors.ts';
+import { ERR, KafkaClientError } from './errors.ts';
+import { queryLag } from './lag.ts';
+import { sameOffsets, toConsumedMessage, toRdOffset, toRdPartition } from './messages.ts';
 import { bootstrapServers, consumerProperties, topicProperties, withStatistics } from './properties.ts';
 import { type ClientReplacement, ClientWatchdog, type ClientWatchdogOptions } from './watchdog.ts';
-
-/**
- * How long a commit is repeated while the group has no coordinator (with backoff up to 2 s): a
- * new one is elected and has loaded the group's offsets within seconds of a broker's loss
- * (`broker.session.timeout.ms` and a leader election); a minute also covers a loaded machine.
- */
-const COORDINATOR_COMMIT_RETRY_MS = 60_000;
 
 interface PendingCommit {
   readonly offsets: readonly TopicPartitionOffset[];
@@ -33,13 +29,6 @@ interface PendingCommit {
 }
 
 type RebalanceListener = (event: RebalanceEvent) => void | Promise<void>;
-
-/**
- * How long a commit refused by a rebalance is repeated (every {@link COMMIT_RETRY_DELAY_MS}):
- * about as long as a group takes to rebalance while a member finishes its revoked batches.
- */
-const REBALANCE_COMMIT_RETRY_MS = 30_000;
-const COMMIT_RETRY_DELAY_MS = 100;
 
 /**
  * Longest delay between two polls of an idle consumer: how late it can see the first message
@@ -194,16 +183,7 @@ export class KafkaBrokerConsumer implements BrokerConsumer {
     );
   }
 
-  /**
-   * Commits `offsets`, repeating a commit that failed for a reason other than the commit itself:
-   * - the group's rebalance refused it (a cooperative rebalance moves the generation on while
-   *   partitions are kept): repeated in the new generation for the partitions still assigned, for
-   *   up to {@link REBALANCE_COMMIT_RETRY_MS}; a partition handed over meanwhile was committed by
-   *   its revocation, and its new owner reads on from there;
-   * - the group coordinator could not take it (its broker lost, a new one still loading the
-   *   offsets): repeated with backoff for up to {@link COORDINATOR_COMMIT_RETRY_MS}, since a
-   *   coordinator moving to another broker is part of a broker's failover, not a failure of the work.
-   */
+  /** Commits `offsets`, repeated as `commitWithRetry` says when the group or its coordinator refused. */
   async commit(offsets: readonly TopicPartitionOffset[]): Promise<void> {
     if (this.#replacing) {
       // A stranded client reaches no coordinator, and its successor does not own these
@@ -211,32 +191,12 @@ export class KafkaBrokerConsumer implements BrokerConsumer {
       this.#logger?.info({ groupId: this.groupId }, 'commit skipped: the consumer is being replaced');
       return;
     }
-    const started = Date.now();
-    for (let pending = offsets, attempt = 0; ; attempt++) {
-      try {
-        return await this.#commitOnce(pending);
-      } catch (error) {
-        const failure = error as KafkaClientError;
-        const elapsed = Date.now() - started;
-        if (isRebalanceCommitError(failure) && !this.#closing && elapsed < REBALANCE_COMMIT_RETRY_MS) {
-          this.#logger?.info(
-            { err: error, groupId: this.groupId },
-            'commit refused by a rebalance; repeating',
-          );
-          await sleep(COMMIT_RETRY_DELAY_MS);
-          const assigned = new Set(this.assignment().map((p) => `${p.topic}[${p.partition}]`));
-          pending = pending.filter((o) => assigned.has(`${o.topic}[${o.partition}]`));
-        } else if (isRetriableCommitError(failure) && elapsed < COORDINATOR_COMMIT_RETRY_MS) {
-          this.#logger?.warn(
-            { err: error, groupId: this.groupId, attempt },
-            'kafka commit failed, repeating it',
-          );
-          await sleep(Math.min(2000, 100 * 2 ** attempt));
-        } else {
-          throw error;
-        }
-      }
-    }
+    await commitWithRetry(offsets, (pending) => this.#commitOnce(pending), {
+      groupId: this.groupId,
+      logger: this.#logger,
+      assignment: () => this.assignment(),
+      closing: () => this.#closing,
+    });
   }
 
   #commitOnce(offsets: readonly TopicPartitionOffset[]): Promise<void> {
@@ -269,37 +229,8 @@ export class KafkaBrokerConsumer implements BrokerConsumer {
     this.#listeners.push(listener);
   }
 
-  async lag(): Promise<PartitionLag[]> {
-    const assigned = this.assignment();
-    if (assigned.length === 0) return [];
-    const committed = await new Promise<RdOffset[]>((resolve, reject) =>
-      this.#client.committed(assigned, this.#timeoutMs, (err, offsets) =>
-        err
-          ? reject(new KafkaClientError(`reading committed offsets of group ${this.groupId}`, err))
-          : resolve(offsets),
-      ),
-    );
-    // One partition after another: each query is a broker round trip on one of libuv's 4 pool
-    // threads, and queries in parallel would hold them all while the consumers need them.
-    const lags: PartitionLag[] = [];
-    for (const { topic, partition, offset } of committed) {
-      const { lowOffset, highOffset } = await new Promise<Kafka.WatermarkOffsets>((resolve, reject) =>
-        this.#client.queryWatermarkOffsets(topic, partition, this.#timeoutMs, (err, watermarks) =>
-          err
-            ? reject(new KafkaClientError(`reading watermarks of ${topic}[${partition}]`, err))
-            : resolve(watermarks),
-        ),
-      );
-      const hasCommitted = offset >= 0;
-      lags.push({
-        topic,
-        partition,
-        committed: hasCommitted ? offset : -1,
-        high: highOffset,
-        lag: Math.max(0, highOffset - (hasCommitted ? offset : lowOffset)),
-      });
-    }
-    return lags;
+  lag(): Promise<PartitionLag[]> {
+    return queryLag(this.#client, this.groupId, this.assignment(), this.#timeoutMs);
   }
 
   async disconnect(): Promise<void> {
@@ -443,32 +374,4 @@ export class KafkaBrokerConsumer implements BrokerConsumer {
     const list = offsets.map((o) => `${o.topic}[${o.partition}]@${o.offset}`).join(', ');
     return new KafkaClientError(`committing ${list} for group ${this.groupId}`, cause);
   }
-}
-
-function toConsumedMessage(message: Message): ConsumedMessage {
-  const key = message.key;
-  return {
-    topic: message.topic,
-    partition: message.partition,
-    offset: message.offset,
-    key: key === undefined || key === null ? null : typeof key === 'string' ? Buffer.from(key) : key,
-    value: message.value,
-    headers: message.headers,
-    timestamp: message.timestamp,
-  };
-}
-
-function toRdPartition({ topic, partition }: TopicPartition): TopicPartition {
-  return { topic, partition };
-}
-
-function toRdOffset({ topic, partition, offset }: TopicPartitionOffset): RdOffset {
-  return { topic, partition, offset };
-}
-
-function sameOffsets(a: readonly TopicPartitionOffset[], b: readonly RdOffset[]): boolean {
-  return (
-    a.length === b.length &&
-    a.every((x) => b.some((y) => y.topic === x.topic && y.partition === x.partition && y.offset === x.offset))
-  );
 }
