@@ -222,14 +222,20 @@ export class KafkaBrokerConsumer implements BrokerConsumer {
   }
 
   assignment(): TopicPartition[] {
-    return this.#client.isConnected() ? this.#client.assignments().map(toRdPartition) : [];
+    if (!this.#client.isConnected()) return [];
+    try {
+      return this.#client.assignments().map(toRdPartition);
+    } catch {
+      // "Erroneous state" while the client closes (a shutdown, a replacement): it owns nothing.
+      return [];
+    }
   }
 
   onRebalance(listener: RebalanceListener): void {
     this.#listeners.push(listener);
   }
 
-  lag(): Promise<PartitionLag[]> {
+  async lag(): Promise<PartitionLag[]> {
     return queryLag(this.#client, this.groupId, this.assignment(), this.#timeoutMs);
   }
 
