@@ -32,7 +32,7 @@ export function errorOf(fn: () => unknown): RegoError {
  * the main checkout, one level further up for a worktree under `wt/`.
  */
 export function conformanceCasesDir(): string {
-  for (let dir = join(import.meta.dirname, '../../../..'); dir !== dirname(dir); dir = dirname(dir)) {
+  for (let dir = join(import.meta.dirname, '../../..'); dir !== dirname(dir); dir = dirname(dir)) {
     const cases = join(dirname(dir), 'shared/conformance/opa/v1');
     if (existsSync(cases)) return cases;
   }
