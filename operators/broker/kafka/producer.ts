@@ -37,6 +37,8 @@ export class KafkaBrokerProducer implements BrokerProducer {
   #roomWaiters: Array<() => void> = [];
   #sequence = 0;
   #poller: NodeJS.Timeout | undefined;
+  /** Serves the statistics of an idle client to the watchdog (events arrive only through `poll`). */
+  #statisticsPoller: NodeJS.Timeout | undefined;
   readonly #watchdog: ClientWatchdog | null;
   readonly #onReplaced: ((event: ClientReplacement) => void) | undefined;
 
@@ -59,6 +61,14 @@ export class KafkaBrokerProducer implements BrokerProducer {
         })
       : null;
     this.#client = this.#createClient();
+    const statisticsIntervalMs = Number(this.#properties['statistics.interval.ms'] ?? 0);
+    if (this.#watchdog && statisticsIntervalMs > 0) {
+      // A producer with no record in flight polls nothing, so a stranded idle client would be seen
+      // only when records already wait on it: it is watched at the statistics' own cadence instead.
+      this.#statisticsPoller = setInterval(() => {
+        if (!this.#poller && this.#client.isConnected()) this.#client.poll();
+      }, statisticsIntervalMs).unref();
+    }
   }
 
   #createClient(): Kafka.Producer {
@@ -142,6 +152,7 @@ export class KafkaBrokerProducer implements BrokerProducer {
   }
 
   async disconnect(): Promise<void> {
+    clearInterval(this.#statisticsPoller);
     if (!this.#client.isConnected()) {
       this.#stopPolling();
       return;

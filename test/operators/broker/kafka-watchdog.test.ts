@@ -205,4 +205,25 @@ when(await realKafka(), 'needs a real broker')(
   },
 );
 
+when(await realKafka(), 'needs a real broker')(
+  'an idle stranded producer is replaced before its next record, not when records already wait on it',
+  async () => {
+    const fixture = kafka as KafkaFixture;
+    const topic = fixture.topic('produced');
+    const { broker, replaced, strand } = strandableBroker(fixture);
+    const producer = broker.producer();
+    await producer.connect();
+    try {
+      await producer.produce({ topic, key: null, value: Buffer.from('before') });
+      strand(true);
+      await until('the idle producer to be replaced', () => replaced('producer'), 30_000);
+      strand(false);
+      const report = await producer.produce({ topic, key: null, value: Buffer.from('after') });
+      assert.equal(report.topic, topic);
+    } finally {
+      await producer.disconnect();
+    }
+  },
+);
+
 test.run();
