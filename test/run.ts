@@ -37,6 +37,12 @@ const ROOTS = ['test'];
 const SCHEMATHESIS_FILES = /(^|\/)test\/fuzz\/schemathesis\//;
 const concurrency = Number(process.env.TEST_CONCURRENCY ?? 2);
 const fileTimeoutMs = Number(process.env.TEST_FILE_TIMEOUT_MS ?? 300_000);
+/**
+ * How long a file's process may live on after printing its results. uvu prints them after the
+ * last `after` hook, so a process still running then is held by something left open (a client
+ * not disconnected, a server, a timer): a defect, told at once rather than at the time limit.
+ */
+const exitGraceMs = 20_000;
 const filters = process.argv.slice(2);
 
 interface FileResult {
@@ -83,24 +89,41 @@ function runFile(file: string, env: Record<string, string>): Promise<FileResult>
       detached: true,
     });
     let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk));
     let timedOut = false;
+    let lingered = false;
+    // The whole process group: suites start brokers and databases as children.
+    const kill = () => child.pid && process.kill(-child.pid, 'SIGKILL');
+    let exitTimer: NodeJS.Timeout | undefined;
+    const onOutput = (chunk: Buffer) => {
+      output += chunk;
+      exitTimer ??= parseTotals(output)
+        ? setTimeout(() => {
+            lingered = true;
+            kill();
+          }, exitGraceMs)
+        : undefined;
+    };
+    child.stdout.on('data', onOutput);
+    child.stderr.on('data', onOutput);
     const timer = setTimeout(() => {
       timedOut = true;
-      // The whole process group: suites start brokers and databases as children.
-      if (child.pid) process.kill(-child.pid, 'SIGKILL');
+      kill();
     }, fileTimeoutMs);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
+      clearTimeout(exitTimer);
       const ms = Date.now() - started;
       const totals = parseTotals(output);
       const lines = [`\n── ${file} (${(ms / 1000).toFixed(1)}s)`, output.trimEnd()];
-      if (timedOut) lines.push(`✘ ${file}: killed after ${fileTimeoutMs} ms ${running(progressFile)}`);
+      if (lingered)
+        lines.push(
+          `✘ ${file}: killed ${exitGraceMs} ms after reporting its results: something was left open (a client not disconnected, a server, a timer); last step "${lastStep(progressFile)}"`,
+        );
+      else if (timedOut) lines.push(`✘ ${file}: killed after ${fileTimeoutMs} ms ${running(progressFile)}`);
       let failed = totals ? totals.total - totals.passed : 1;
       if (!totals) lines.push(`✘ ${file}: exited with ${signal ?? `code ${code}`} before reporting results`);
       // Suites passed but the process failed afterwards (a failing after hook, an unhandled rejection).
-      else if (failed === 0 && (code !== 0 || timedOut)) {
+      else if (failed === 0 && (code !== 0 || timedOut || lingered)) {
         failed = 1;
         lines.push(`✘ ${file}: all tests passed, but the process exited with ${signal ?? `code ${code}`}`);
       }
@@ -110,6 +133,15 @@ function runFile(file: string, env: Record<string, string>): Promise<FileResult>
       resolve({ file, passed: totals?.passed ?? 0, failed, skipped: totals?.skipped ?? 0, ms });
     });
   });
+}
+
+/** The test or hook the file ran last, from the progress its suites write (`test/support/suite.ts`). */
+function lastStep(progressFile: string): string {
+  try {
+    return readFileSync(progressFile, 'utf8').split('\n')[0] ?? '';
+  } catch {
+    return '(none)';
+  }
 }
 
 /** What the file was running, from the progress its suites write (`test/support/suite.ts`). */
