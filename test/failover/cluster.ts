@@ -15,7 +15,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import Kafka from 'node-rdkafka';
-import { clusterMetadata, createTopics, type PartitionState } from '../../local-kafka/admin.ts';
+import { clusterMetadata, createTopics, deleteTopics, type PartitionState } from '../../local-kafka/admin.ts';
 import type { LocalKafka } from '../../local-kafka/cluster.ts';
 import { backends } from '../support/backends.ts';
 import { type KafkaFixture, startKafka } from '../support/kafka.ts';
@@ -134,6 +134,16 @@ export async function restore(kafka: FailoverCluster, topics: readonly string[])
   await until('every replica is back in sync', async () =>
     (await partitionsOf(kafka, topics)).every((p) => p.leader >= 0 && p.isr.length === p.replicas.length),
   );
+}
+
+/**
+ * `restore`, then deletes `topics`: a run that rolls the whole cluster leaves it as it found it, so
+ * every run's roll moves the same partitions (each run's topics would otherwise add to the next
+ * runs' controlled shutdowns and catch-ups).
+ */
+export async function dropTopics(kafka: FailoverCluster, topics: readonly string[]): Promise<void> {
+  await restore(kafka, topics);
+  await deleteTopics(kafka.brokers, topics);
 }
 
 /** One step of a rolling restart: a node's controlled shutdown, its start, or its replicas' catch-up. */

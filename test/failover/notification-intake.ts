@@ -55,6 +55,7 @@ export async function startIntake(kafka: FailoverCluster, run: number) {
       },
     },
   );
+  const { 'bootstrap.servers': _, ...kafkaProperties } = kafka.properties;
   let service: NotificationService | undefined;
   const close = async () => {
     await service?.close();
@@ -75,6 +76,9 @@ export async function startIntake(kafka: FailoverCluster, run: number) {
         KAFKA_EVENTS_TOPIC_NAME: topics.events,
         KAFKA_ERRORS_TOPIC_NAME: topics.errors,
         KAFKA_CONSUMER_GROUP: groupId,
+        ...(Object.keys(kafkaProperties).length > 0
+          ? { KAFKA_PROPERTIES: JSON.stringify(kafkaProperties) }
+          : {}),
       },
       logger,
     );

@@ -83,8 +83,10 @@ export function statusCounts(answers: readonly Answer[]): Record<number, number>
  */
 export async function startRest2Broker(kafka: FailoverCluster, topic: string) {
   const lines: string[] = [];
+  const { 'bootstrap.servers': _, ...kafkaProperties } = kafka.properties;
   const service = createRest2Broker({
     brokers: kafka.brokers,
+    kafkaProperties,
     routes: [{ method: 'POST', path: '/orders/:id', broker: { topic, key: (r) => r.params.id! } }],
     produceTimeoutMs: PRODUCE_TIMEOUT_MS,
     flushTimeoutMs: 1000,

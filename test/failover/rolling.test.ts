@@ -17,7 +17,8 @@
  *   topic, every event is stored once, PROCESSED, and its email sent exactly once.
  * Each client the watchdog replaced (librdkafka#5301) must be both counted
  * (`streamfold_kafka_clients_replaced_total`) and logged by its component; each run says how many,
- * and REST's answers per step of the roll. `ROLLING_WORKLOADS=engine,rest2broker,notification`
+ * and REST's answers per step of the roll. Each run deletes its topics at the end, so every run's
+ * roll moves the same partitions. `ROLLING_WORKLOADS=engine,rest2broker,notification`
  * picks some of them (default all); REPEAT=n runs it n times on the file's cluster.
  */
 import * as assert from 'node:assert/strict';
@@ -26,10 +27,10 @@ import { startTopicReader } from '../services/rest2broker/topic-reader.ts';
 import { metricLines } from '../support/instances.ts';
 import { startMongo } from '../support/mongo.ts';
 import {
+  dropTopics,
   type FailoverCluster,
   freshTopics,
   type RollStep,
-  restore,
   rollingRestart,
   until,
 } from './cluster.ts';
@@ -171,6 +172,7 @@ async function startIntakeLoad(kafka: FailoverCluster, run: number) {
         const watchdog = await intake.checkHandledOnce();
         return `notification: ${events.length} events (${INTAKE_EVENTS} distinct) handled once each; watchdog replaced: ${watchdog}`;
       },
+      topics: intake.topics,
       close: () => intake.close(),
     };
   } catch (error) {
@@ -219,7 +221,7 @@ async function runEngine(
     });
   } finally {
     await mongo.stop();
-    await restore(kafka, Object.values(topics));
+    await dropTopics(kafka, Object.values(topics));
   }
   return `engine (seed ${seed}): the aggregates of an undisturbed run; watchdog replaced: ${watchdog}`;
 }
@@ -248,7 +250,7 @@ async function runOnce(kafka: FailoverCluster, run: number): Promise<string> {
   } finally {
     await rest?.close();
     await intake?.close();
-    if (rest) await restore(kafka, [rest.topic]);
+    await dropTopics(kafka, [...(rest ? [rest.topic] : []), ...(intake ? Object.values(intake.topics) : [])]);
   }
 }
 
