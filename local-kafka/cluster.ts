@@ -63,10 +63,20 @@ export interface LocalKafkaNode {
   pid(): number | undefined;
   /** SIGKILL: a crash, no controlled shutdown. */
   kill(): Promise<void>;
-  /** SIGTERM: Kafka's controlled shutdown (SIGKILL after `stopTimeoutMs`, 30 s). */
-  stop(): Promise<void>;
+  /**
+   * SIGTERM: Kafka's controlled shutdown (SIGKILL after `stopTimeoutMs`, 30 s). Resolves once it
+   * exited, with how: `signal` is `'SIGKILL'` when it did not exit within the bound (undefined
+   * when it was not running).
+   */
+  stop(): Promise<NodeExit | undefined>;
   /** Starts it again on the same ports and data; resolves once it logged that it started. */
   start(): Promise<void>;
+}
+
+/** How a node's JVM exited: its exit code, or the signal that ended it. */
+export interface NodeExit {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
 }
 
 export interface LocalKafka {
@@ -248,18 +258,20 @@ class JavaNode implements LocalKafkaNode {
     }
   }
 
-  kill(): Promise<void> {
-    return this.#signal('SIGKILL', 0);
+  async kill(): Promise<void> {
+    await this.#signal('SIGKILL', 0);
   }
 
-  stop(): Promise<void> {
+  stop(): Promise<NodeExit | undefined> {
     return this.#signal('SIGTERM', this.java.stopTimeoutMs);
   }
 
-  async #signal(signal: NodeJS.Signals, killAfterMs: number): Promise<void> {
+  async #signal(signal: NodeJS.Signals, killAfterMs: number): Promise<NodeExit | undefined> {
     const child = this.#child;
-    if (!child || !this.running()) return;
-    const exited = new Promise((done) => child.once('exit', done));
+    if (!child || !this.running()) return undefined;
+    const exited = new Promise<NodeExit>((done) =>
+      child.once('exit', (code, exitSignal) => done({ code, signal: exitSignal })),
+    );
     // The broker process is unref'd; awaited, it must keep this process alive until it is gone.
     // Else, once the SIGKILL timer has fired (a node whose controlled shutdown hangs, as the last
     // node of three stopped together without a quorum), nothing is left to keep it alive: Node
@@ -267,8 +279,9 @@ class JavaNode implements LocalKafkaNode {
     child.ref();
     killGroup(child, signal);
     const timer = killAfterMs > 0 ? setTimeout(() => killGroup(child, 'SIGKILL'), killAfterMs) : undefined;
-    await exited;
+    const exit = await exited;
     clearTimeout(timer);
+    return exit;
   }
 
   #spawn(

@@ -3,7 +3,8 @@
  * fixture (`own: { nodes: 3 }`, replication factor 3, `min.insync.replicas=2`), so the run's shared
  * broker is never disturbed. Each run of a file creates fresh topics on it, kills nodes, and
  * `restore` brings every node back and waits until every replica of its topics is in sync again,
- * so the next run starts from a whole cluster.
+ * so the next run starts from a whole cluster. `rollingRestart` restarts every node in turn, as an
+ * upgrade does.
  *
  * @example
  *   const kafka = await startFailoverCluster();
@@ -14,7 +15,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import Kafka from 'node-rdkafka';
-import { clusterMetadata, createTopics, type PartitionState } from '../../local-kafka/admin.ts';
+import { clusterMetadata, createTopics, deleteTopics, type PartitionState } from '../../local-kafka/admin.ts';
 import type { LocalKafka } from '../../local-kafka/cluster.ts';
 import { backends } from '../support/backends.ts';
 import { type KafkaFixture, startKafka } from '../support/kafka.ts';
@@ -132,6 +133,75 @@ export async function restore(kafka: FailoverCluster, topics: readonly string[])
   await Promise.all(kafka.cluster.nodes.filter((n) => !n.running()).map((n) => n.start()));
   await until('every replica is back in sync', async () =>
     (await partitionsOf(kafka, topics)).every((p) => p.leader >= 0 && p.isr.length === p.replicas.length),
+  );
+}
+
+/**
+ * `restore`, then deletes `topics`: a run that rolls the whole cluster leaves it as it found it, so
+ * every run's roll moves the same partitions (each run's topics would otherwise add to the next
+ * runs' controlled shutdowns and catch-ups).
+ */
+export async function dropTopics(kafka: FailoverCluster, topics: readonly string[]): Promise<void> {
+  await restore(kafka, topics);
+  await deleteTopics(kafka.brokers, topics);
+}
+
+/** One step of a rolling restart: a node's controlled shutdown, its start, or its replicas' catch-up. */
+export type RollStep = `${'stop' | 'start' | 'sync'} node ${number}`;
+
+/**
+ * A rolling restart, as an upgrade does it: each node in turn (by id) SIGTERMed (Kafka's
+ * controlled shutdown: its leaderships move to the others before it exits) and started again on
+ * the same ports and data; the next node only once every partition of the cluster (the consumer
+ * groups' offsets included) has all its replicas in sync again. `during` runs alongside each step
+ * (the workload's share of it) and is awaited with it. A node that did not shut down under control
+ * (killed by the stop's 30 s bound) fails the roll: that would be a crash, not a restart.
+ * Returns what it did, with each step's duration.
+ */
+export async function rollingRestart(
+  kafka: FailoverCluster,
+  during: (step: RollStep) => Promise<void> = async () => {},
+): Promise<string> {
+  const steps: string[] = [];
+  const timed = async (step: RollStep, action: () => Promise<void>) => {
+    const started = Date.now();
+    await Promise.all([action(), during(step)]);
+    steps.push(`${step} ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  };
+  for (const node of kafka.cluster.nodes) {
+    await wholeCluster(kafka);
+    await timed(`stop node ${node.id}`, async () => {
+      // A JVM ended by SIGTERM exits with 143 once its shutdown hooks (Kafka's shutdown, the
+      // controlled shutdown first) have run; SIGKILLed, it did not finish within the stop's bound.
+      const exit = await node.stop();
+      if (exit?.code !== 143)
+        throw new Error(
+          `node ${node.id} did not shut down under control: ${JSON.stringify(exit)}, ${node.logFile}`,
+        );
+    });
+    await timed(`start node ${node.id}`, () => node.start());
+    await timed(`sync node ${node.id}`, () => wholeCluster(kafka));
+  }
+  return steps.join(', ');
+}
+
+/** Until every broker is registered and every partition of the cluster has all its replicas in sync. */
+async function wholeCluster(kafka: FailoverCluster): Promise<void> {
+  let state = 'no answer';
+  await until(
+    'every node is up and every replica of the cluster is in sync',
+    async () => {
+      const { brokers, partitions } = await clusterMetadata(kafka.brokers);
+      const behind = [...partitions].flatMap(([topic, states]) =>
+        states
+          .filter((p) => p.leader < 0 || p.isr.length < p.replicas.length)
+          .map((p) => `${topic}[${p.partition}]`),
+      );
+      state = `${brokers.length} brokers, out of sync: ${behind.slice(0, 10).join(', ') || 'none'}`;
+      return brokers.length === kafka.cluster.nodes.length && behind.length === 0;
+    },
+    90_000,
+    () => `; ${state}`,
   );
 }
 

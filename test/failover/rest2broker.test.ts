@@ -12,76 +12,24 @@
  * it n times on the file's cluster.
  */
 import * as assert from 'node:assert/strict';
-import pino from 'pino';
-import { createRest2Broker, type Rest2Broker } from '../../services/rest2broker/index.ts';
 import { startTopicReader } from '../services/rest2broker/topic-reader.ts';
 import { type FailoverCluster, freshTopics, leaderOf, restore, until } from './cluster.ts';
 import { failoverTest } from './repeat.ts';
+import {
+  ANSWER_MARGIN_MS,
+  PRODUCE_TIMEOUT_MS,
+  startClients,
+  startRest2Broker,
+} from './rest2broker-clients.ts';
 
-const CLIENTS = 4;
-const PRODUCE_TIMEOUT_MS = 3000;
-/** An answer later than the produce timeout by more than this is a hang (two busy cores). */
-const ANSWER_MARGIN_MS = 3000;
 /** Answers each phase waits for before the next one. */
 const ENOUGH = 10;
 
-interface Answer {
-  readonly id: string;
-  readonly status: number;
-  readonly body: string;
-  readonly started: number;
-  readonly ms: number;
-}
-
-/** `CLIENTS` clients posting one request after another until `stop`; every answer kept. */
-function startClients(base: string) {
-  const answers: Answer[] = [];
-  let running = true;
-  let next = 0;
-  const client = async () => {
-    while (running) {
-      const id = `order-${next++}`;
-      const started = Date.now();
-      const response = await fetch(`${base}/orders/${id}`, { method: 'POST', body: id });
-      answers.push({
-        id,
-        status: response.status,
-        body: await response.text(),
-        started,
-        ms: Date.now() - started,
-      });
-    }
-  };
-  const done = Promise.all(Array.from({ length: CLIENTS }, client));
-  return {
-    answers,
-    since: (from: number) => answers.filter((a) => a.started >= from),
-    stop: async () => {
-      running = false;
-      await done;
-    },
-  };
-}
-
 async function runOnce(kafka: FailoverCluster): Promise<string> {
   const topics = await freshTopics(kafka, { orders: 1 });
-  const service: Rest2Broker = createRest2Broker({
-    brokers: kafka.brokers,
-    routes: [
-      { method: 'POST', path: '/orders/:id', broker: { topic: topics.orders, key: (r) => r.params.id! } },
-    ],
-    produceTimeoutMs: PRODUCE_TIMEOUT_MS,
-    flushTimeoutMs: 1000,
-    service: { name: 'failover', version: '0.0.0' },
-    logger: pino({ level: process.env.TEST_LOG ?? 'silent' }),
-  });
-  const server = await service.listen({ hostname: '127.0.0.1', port: 0, handleSignals: false });
-  const clients = startClients(`http://127.0.0.1:${server.port}`);
-  const summary = (from: number) => () => {
-    const counts = new Map<number, number>();
-    for (const a of clients.since(from)) counts.set(a.status, (counts.get(a.status) ?? 0) + 1);
-    return `; answers since: ${JSON.stringify(Object.fromEntries(counts))}, last: ${clients.answers.at(-1)?.body ?? 'none'}`;
-  };
+  const service = await startRest2Broker(kafka, topics.orders);
+  const clients = startClients(service.base);
+  const summary = clients.summary;
   const acknowledgedSince = (from: number) => clients.since(from).filter((a) => a.status === 204).length;
   try {
     const begun = Date.now();

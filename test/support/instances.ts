@@ -25,6 +25,8 @@ export interface Instance {
   readonly exited: Promise<number | null>;
   /** The last 20 000 characters of its stdout and stderr. */
   logs(): string;
+  /** All of its stdout and stderr (at `LOG_LEVEL=warn`, what it warned about). */
+  output(): string;
 }
 
 export function startInstance(config: Config, dir: string, name: string, mongoUrl: string): Instance {
@@ -34,14 +36,19 @@ export function startInstance(config: Config, dir: string, name: string, mongoUr
     env: { ...process.env, TEST_MONGODB_URL: mongoUrl, LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let logs = '';
-  const keep = (d: Buffer) => {
-    logs = (logs + d).slice(-20_000);
-  };
+  const chunks: Buffer[] = [];
+  const keep = (d: Buffer) => chunks.push(d);
+  const output = () => Buffer.concat(chunks).toString('utf8');
   child.stdout?.on('data', keep);
   child.stderr?.on('data', keep);
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, base: `http://127.0.0.1:${config.server.port}`, exited, logs: () => logs };
+  return {
+    child,
+    base: `http://127.0.0.1:${config.server.port}`,
+    exited,
+    logs: () => output().slice(-20_000),
+    output,
+  };
 }
 
 /** A metric's series on an instance's `/-/metrics`, one `name{labels} value` line each. */

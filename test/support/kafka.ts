@@ -5,7 +5,8 @@
  * Mokapi process (a Kafka protocol emulator, see design/test-infra.md) on free loopback ports.
  *
  * On a real broker clients get no property but `bootstrap.servers`: what a user's configuration
- * would start from. Only Mokapi's clients get the accommodations its defects need.
+ * would start from (unless `STREAMFOLD_TEST_KAFKA_WATCHDOG=off`, below). Only Mokapi's clients get
+ * the accommodations its defects need.
  *
  * @example
  *   const kafka = await startKafka({ topics: { orders: 2 } });
@@ -227,9 +228,17 @@ async function startMokapi(topics: Record<string, number>): Promise<KafkaFixture
   };
 }
 
+/**
+ * `STREAMFOLD_TEST_KAFKA_WATCHDOG=off`: clients also get `statistics.interval.ms=0`, which turns
+ * librdkafka's statistics off and with them the client watchdog (operators/broker/kafka/watchdog.ts),
+ * to tell whether a librdkafka upgrade made it unnecessary (operators/README.md, "The client watchdog").
+ */
+const WATCHDOG_OFF: Record<string, string> =
+  process.env.STREAMFOLD_TEST_KAFKA_WATCHDOG === 'off' ? { 'statistics.interval.ms': '0' } : {};
+
 async function useCluster(brokers: string, topics: Record<string, number>): Promise<KafkaFixture> {
   const suffix = `-${Date.now().toString(36)}-${randomBytes(3).toString('hex')}`;
-  const properties = { 'bootstrap.servers': brokers };
+  const properties = { 'bootstrap.servers': brokers, ...WATCHDOG_OFF };
   const names = Object.keys(topics).map((name) => name + suffix);
   await createTopics(
     brokers,

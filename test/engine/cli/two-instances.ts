@@ -3,7 +3,8 @@
  * (every topic `PARTITIONS` partitions) and one MongoDB: a diamond graph in read-delete mode gets a
  * seeded mix of creates, updates, child moves and head deletes. Once both instances have worked on
  * their partitions, a third of the way through the input, the caller's `disturb` runs (SIGKILL an
- * instance, or a Kafka node); then the rest is sent. Every head key must end on the aggregate one
+ * instance, or a Kafka node; it may send parts of the rest meanwhile, as a rolling restart of the
+ * brokers does); then the rest is sent. Every head key must end on the aggregate one
  * embedded engine ends on for the same events (itself checked against the oracle's aggregates of
  * the final records), every deleted one on d + tombstone. Shared by the scale-out and the broker
  * failover tests. Built on `test/support/`'s instances, output reader and waits, as the scale-up
@@ -46,10 +47,23 @@ export interface TwoInstancesOptions {
   readonly events: number;
   /** Added to every consumer's properties in the config, as a user would. */
   readonly consumerProperties?: Record<string, string>;
-  /** Runs a third of the way through the input, with both instances at work. */
-  disturb(instances: readonly [Instance, Instance]): Promise<void>;
+  /**
+   * Runs a third of the way through the input, with both instances at work. `feed` sends the rest
+   * of the input in parts meanwhile, if it likes; what it leaves unsent is sent after it returns.
+   */
+  disturb(instances: readonly [Instance, Instance], feed: Feed): Promise<void>;
   /** The instances still running at the end: together they own every partition. */
   readonly survivors: (instances: readonly [Instance, Instance]) => readonly Instance[];
+  /** Runs once the output converged, the instances still running (e.g. to read their metrics). */
+  readonly converged?: (instances: readonly [Instance, Instance]) => Promise<void>;
+}
+
+/** The input after its first third, for `disturb` to send in parts, in order. */
+export interface Feed {
+  /** How many events are left to send. */
+  readonly left: number;
+  /** Sends the next `count` events (fewer when fewer are left) and waits for their delivery. */
+  send(count: number): Promise<void>;
 }
 
 /** One run: both instances, the input, `disturb` a third of the way, convergence checked. */
@@ -98,8 +112,19 @@ export async function runTwoInstances(options: TwoInstancesOptions): Promise<voi
         120_000,
         logs,
       );
-    await options.disturb(pair);
-    await sendEvents(kafka, topic, events.slice(third));
+    let sent = third;
+    const feed: Feed = {
+      get left() {
+        return events.length - sent;
+      },
+      async send(count) {
+        const from = sent;
+        sent = Math.min(events.length, sent + count);
+        await sendEvents(kafka, topic, events.slice(from, sent));
+      },
+    };
+    await options.disturb(pair, feed);
+    await feed.send(feed.left);
 
     const expected = await embeddedAggregates(configFor(DIAMOND), events, PARTITIONS);
     // The survivors' lag per pipeline and partition (refreshed every 5 s): together they own every
@@ -122,6 +147,7 @@ export async function runTwoInstances(options: TwoInstancesOptions): Promise<voi
     await until('the output converged', () => reader.converged(expected), 30_000, report);
     for (const survivor of survivors)
       assert.ok(survivor.child.exitCode === null, `a survivor is still running${logs()}`);
+    await options.converged?.(pair);
   } finally {
     await output?.stop();
     for (const instance of instances) instance.child.kill('SIGKILL');

@@ -3,6 +3,7 @@
  * and MongoStore on jongodb (or MONGODB_URL). Input is produced with a Kafka producer, output read back with a consumer group.
  */
 import { pino } from 'pino';
+import { Registry } from 'prom-client';
 import * as assert from 'uvu/assert';
 import type { Config } from '../../../engine/config/index.ts';
 import { deadLetterTopics, engineClients } from '../../../engine/runtime/clients.ts';
@@ -63,15 +64,37 @@ function kafkaConfig(attempt: number): Config {
 
 /** The engines' last log lines (info and up, or `LOG_LEVEL`), shown when a wait times out. */
 const recentLogs: string[] = [];
+/** The consumer groups (or `producer`) of the clients the watchdog replaced, from its warnings. */
+let strandedClients: string[] = [];
 const logger = pino(
   { level: process.env.LOG_LEVEL ?? 'info' },
   {
     write(line: string) {
       recentLogs.push(line);
       if (recentLogs.length > 60) recentLogs.shift();
+      if (line.includes('stranded: replacing its client'))
+        strandedClients.push((JSON.parse(line) as { groupId?: string }).groupId ?? 'producer');
     },
   },
 );
+
+/**
+ * Where the brokers of a run count the clients their watchdog replaced
+ * (`streamfold_kafka_clients_replaced_total`, operators/broker/kafka/watchdog.ts): librdkafka#5301
+ * strands a client when a broker's controlled shutdown answers a metadata request without brokers.
+ */
+let replacements = new Registry();
+
+/**
+ * The clients the watchdog replaced since `replacements` was made, by kind, and whose (from its
+ * warnings): e.g. `consumer 1 (kafkaEngine100-customers)`, or `none`.
+ */
+async function replaced(): Promise<string> {
+  const metric = replacements.getSingleMetric('streamfold_kafka_clients_replaced_total');
+  const values = metric ? (await metric.get()).values : [];
+  const counted = values.map((v) => `${v.labels.client} ${v.value}`).join(', ');
+  return counted ? `${counted} (${strandedClients.join(', ')})` : 'none';
+}
 
 async function start(config: Config): Promise<{ engine: RunningEngine; store: MongoStore }> {
   const compiled = compileConfig(config);
@@ -85,7 +108,7 @@ async function start(config: Config): Promise<{ engine: RunningEngine; store: Mo
   });
   const engine = await startEngine({
     compiled,
-    broker: createKafkaBroker({ properties: clients.producer }),
+    broker: createKafkaBroker({ properties: clients.producer, logger, registry: replacements }),
     store,
     logger,
     clients,
@@ -265,9 +288,10 @@ async function probe(broker: Broker, reader: BrokerConsumer, last: Map<string, u
  * everything, producer ids included, so its producer then gets INVALID_PRODUCER_ID_MAPPING);
  * probes; phase B on the same engine: the output's last values.
  */
-async function runAcrossBrokerRestart(attempt: number): Promise<Map<string, unknown>> {
-  const config = kafkaConfig(100 + attempt);
-  const broker = createKafkaBroker({ properties: kafka.properties });
+async function runAcrossBrokerRestart(run: number, attempt: number): Promise<Map<string, unknown>> {
+  // Its own consumer groups and collections per run and attempt.
+  const config = kafkaConfig(100 + 10 * run + attempt);
+  const broker = createKafkaBroker({ properties: kafka.properties, logger, registry: replacements });
   const reader = broker.consumer({ groupId: `e2e-restart-reader-${attempt}`, properties: kafka.properties });
   const last = new Map<string, unknown>();
   let engine: RunningEngine | undefined;
@@ -294,30 +318,55 @@ async function runAcrossBrokerRestart(attempt: number): Promise<Map<string, unkn
   }
 }
 
+/** `REPEAT=n` runs the broker-restart test n times, each on a fresh broker, printing each run. */
+const REPEAT = Number(process.env.REPEAT ?? 1);
+
 when(await kafkaRestartable(), 'needs a broker of its own to restart (local Apache Kafka or Mokapi)')(
   'Kafka mode: a broker restart mid-run is survived and the output converges',
   async () => {
+    const probes = PROBES.map(([, event]) => event);
+    const embedded = await runEvents(configFor(SINGLE_VIEW), [...PHASE_A, ...probes, ...PHASE_B]);
     // Never the run's shared broker: this test restarts its own.
     const shared = kafka;
-    kafka = await startKafka({ topics: TOPICS, own: { nodes: 1 } });
     try {
-      const last = await repeatOnStandInDefect(
-        {
-          what: 'kafka broker restart',
-          attempts: ATTEMPTS,
-          defect: (error) => kafka.defect(error),
-          renew: async () => {
-            await kafka.stop();
-            kafka = await startKafka({ topics: TOPICS, own: { nodes: 1 } });
-          },
-        },
-        (attempt) => runAcrossBrokerRestart(attempt),
-      );
-      const probes = PROBES.map(([, event]) => event);
-      const embedded = await runEvents(configFor(SINGLE_VIEW), [...PHASE_A, ...probes, ...PHASE_B]);
-      assert.equal(live(last), live(embedded.last), 'live keys: same final aggregates as embedded mode');
+      for (let run = 0; run < REPEAT; run++) {
+        replacements = new Registry();
+        strandedClients = [];
+        const starting = Date.now();
+        kafka = await startKafka({ topics: TOPICS, own: { nodes: 1 } });
+        const started = Date.now();
+        const seconds = (from: number) => `${((Date.now() - from) / 1000).toFixed(1)} s`;
+        const brokerStart = `its broker started in ${((started - starting) / 1000).toFixed(1)} s`;
+        try {
+          const last = await repeatOnStandInDefect(
+            {
+              what: 'kafka broker restart',
+              attempts: ATTEMPTS,
+              defect: (error) => kafka.defect(error),
+              renew: async () => {
+                await kafka.stop();
+                kafka = await startKafka({ topics: TOPICS, own: { nodes: 1 } });
+              },
+            },
+            (attempt) => runAcrossBrokerRestart(run, attempt),
+          );
+          assert.equal(live(last), live(embedded.last), 'live keys: same final aggregates as embedded mode');
+          if (REPEAT > 1 || (await replaced()) !== 'none')
+            console.log(
+              `kafka broker restart: run ${run + 1}/${REPEAT} passed in ${seconds(started)} ` +
+                `(${brokerStart}; clients replaced by the watchdog: ${await replaced()})`,
+            );
+        } catch (error) {
+          console.log(
+            `kafka broker restart: run ${run + 1}/${REPEAT} failed after ${seconds(started)} ` +
+              `(${brokerStart}; clients replaced by the watchdog: ${await replaced()})`,
+          );
+          throw error;
+        } finally {
+          await kafka.stop();
+        }
+      }
     } finally {
-      await kafka.stop();
       kafka = shared;
     }
   },

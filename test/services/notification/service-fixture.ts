@@ -4,7 +4,7 @@
  * data one email notification needs.
  */
 import type { Db } from 'mongodb';
-import pino from 'pino';
+import pino, { type Logger } from 'pino';
 import { readConfig } from '../../../services/notification/config.ts';
 import { startNotificationService } from '../../../services/notification/start.ts';
 
@@ -14,9 +14,13 @@ export type NotificationService = Awaited<ReturnType<typeof startNotificationSer
   patch(path: string, body: unknown): Promise<Response>;
 };
 
-export async function startService(env: Record<string, string>): Promise<NotificationService> {
+/** `logger`: the service's, instead of the silent one. */
+export async function startService(
+  env: Record<string, string>,
+  logger?: Logger,
+): Promise<NotificationService> {
   const server = await startNotificationService(readConfig({ HTTP_PORT: '0', ...env }), {
-    logger: pino({ level: process.env.TEST_LOG ?? 'silent' }),
+    logger: logger ?? pino({ level: process.env.TEST_LOG ?? 'silent' }),
     handleSignals: false,
   });
   const base = `http://127.0.0.1:${server.port}`;
