@@ -3,6 +3,9 @@
  * each with a time limit, and ends with one line `N passed, N failed[, N skipped]`.
  *
  * Usage: npm test [-- <substring> ...]   (only files whose path contains a substring)
+ *
+ * Files start longest first, by the durations of the last run on this machine
+ * (`support/file-order.ts`), so that the long ones overlap the short ones.
  * Env:   TEST_CONCURRENCY (default 2), TEST_FILE_TIMEOUT_MS (default 300000)
  *
  * First, it checks the tools the run needs and cannot provision (`support/tools.ts`: Java,
@@ -28,6 +31,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { type LocalKafka, startLocalKafka } from '../local-kafka/cluster.ts';
 import { type Backends, backends, describeBackends, SHARED_KAFKA_ENV } from './support/backends.ts';
+import { longestFirst, recordDurations } from './support/file-order.ts';
 import { provisionPythonTools } from './support/python-tools.ts';
 import { logTails, TAIL_LINES, tailOf } from './support/stand-in-log.ts';
 import { missingTools, missingToolsMessage } from './support/tools.ts';
@@ -213,7 +217,7 @@ async function main(): Promise<void> {
     ...(kafka ? { [SHARED_KAFKA_ENV]: kafka.bootstrap } : {}),
     ...(python.status === 'fulfilled' ? python.value : {}),
   };
-  const queue = [...files];
+  const queue = longestFirst(files);
   const results: FileResult[] = [];
   try {
     await Promise.all(
@@ -224,6 +228,7 @@ async function main(): Promise<void> {
   } finally {
     await kafka?.stop();
   }
+  recordDurations(results);
   const sum = (pick: (r: FileResult) => number) => results.reduce((n, r) => n + pick(r), 0);
   const passed = sum((r) => r.passed);
   const failed = sum((r) => r.failed);

@@ -1,0 +1,44 @@
+/**
+ * The order the runner starts its files in: longest first, by the durations of the last run on
+ * this machine. With a few files at a time, a long file started last stretches the run by its
+ * whole length (the failover files take one to two minutes each); started first, it overlaps the
+ * many short ones. Files with no recorded duration (new ones) count as long: they start first.
+ *
+ * The durations live in `~/.cache/streamfold/test-durations.json` (beside the Kafka classpath and
+ * the Python tools); a missing or unreadable file only means alphabetical order.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { cacheDir } from '../../local-kafka/classpath.ts';
+
+const durationsFile = () => join(cacheDir(), 'test-durations.json');
+
+function recorded(): Record<string, number> {
+  try {
+    const parsed: unknown = JSON.parse(readFileSync(durationsFile(), 'utf8'));
+    return parsed && typeof parsed === 'object' ? (parsed as Record<string, number>) : {};
+  } catch {
+    return {};
+  }
+}
+
+/** `files` longest first (unknown ones before all), ties alphabetical. */
+export function longestFirst(files: readonly string[]): string[] {
+  const durations = recorded();
+  const weight = (file: string) => {
+    const ms = durations[file];
+    return typeof ms === 'number' && Number.isFinite(ms) ? ms : Number.POSITIVE_INFINITY;
+  };
+  return [...files].sort((a, b) => weight(b) - weight(a) || a.localeCompare(b));
+}
+
+/** Remembers this run's durations for the next run's order (files not run keep theirs). */
+export function recordDurations(results: ReadonlyArray<{ file: string; ms: number }>): void {
+  try {
+    const durations = { ...recorded(), ...Object.fromEntries(results.map((r) => [r.file, r.ms])) };
+    mkdirSync(dirname(durationsFile()), { recursive: true });
+    writeFileSync(durationsFile(), `${JSON.stringify(durations, null, 1)}\n`);
+  } catch {
+    // A read-only cache only costs the next run its order.
+  }
+}
