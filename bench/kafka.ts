@@ -11,7 +11,7 @@
  *                            records), then 1,000,000 child updates, for the peak RSS (state bounded
  *                            by the population, so what grows is the engine's own)
  *   --events=N               events per anchor and MemoryStore run (default 100000; quick 5000)
- *   --paced-events=N         events per paced run (default 10000; quick 2000)
+ *   --paced-events=N         events per paced run (default 60000, about 5 s at W1's half rate; quick 2000)
  *   --mongo-events=N         events per MongoStore run (default 1000; quick 300)
  *   --partitions=N           partitions of every topic (default 4)
  *   --repeat=N               interleaved runs of each target per figure, medians reported (default 3; quick 1)
@@ -83,7 +83,7 @@ const workloads = list(values.workloads, Object.keys(WORKLOADS)) as WorkloadId[]
 const stores = list(values.stores, ['memory', 'mongo']) as ('memory' | 'mongo')[];
 const streamsStores = list(values.streams, ['memory', 'rocksdb']) as ('memory' | 'rocksdb')[];
 const events = positive(values.events, quick ? 5_000 : 100_000, '--events');
-const pacedEvents = positive(values['paced-events'], quick ? 2_000 : 10_000, '--paced-events');
+const pacedEvents = positive(values['paced-events'], quick ? 2_000 : 60_000, '--paced-events');
 const mongoEvents = positive(values['mongo-events'], quick ? 300 : 1_000, '--mongo-events');
 const partitions = positive(values.partitions, 4, '--partitions');
 const repeat = positive(values.repeat, quick ? 1 : 3, '--repeat');
