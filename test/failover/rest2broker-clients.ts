@@ -12,7 +12,8 @@
  */
 import pino from 'pino';
 import { createRest2Broker } from '../../services/rest2broker/index.ts';
-import type { FailoverCluster } from './cluster.ts';
+import { startTopicReader } from '../services/rest2broker/topic-reader.ts';
+import { type FailoverCluster, until } from './cluster.ts';
 
 export const CLIENTS = 4;
 export const PRODUCE_TIMEOUT_MS = 3000;
@@ -74,6 +75,30 @@ export function statusCounts(answers: readonly Answer[]): Record<number, number>
   const counts: Record<number, number> = {};
   for (const a of answers) counts[a.status] = (counts[a.status] ?? 0) + 1;
   return counts;
+}
+
+/** Waits until every id answered 204 is read back from `topic` (keyed by the id); names the missing ones if not. */
+export async function expectAcknowledgedOnTopic(
+  kafka: FailoverCluster,
+  topic: string,
+  partitions: number,
+  acknowledged: readonly string[],
+): Promise<void> {
+  const reader = await startTopicReader(kafka, { [topic]: partitions });
+  try {
+    const onTopic = new Set<string>();
+    await until(
+      'every acknowledged record is read back',
+      () => {
+        for (const m of reader.messages(topic)) onTopic.add(m.key!.toString());
+        return acknowledged.every((id) => onTopic.has(id));
+      },
+      60_000,
+      () => `; missing: ${acknowledged.filter((id) => !onTopic.has(id)).join(', ')}`,
+    );
+  } finally {
+    await reader.stop();
+  }
 }
 
 /**

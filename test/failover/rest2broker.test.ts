@@ -12,11 +12,11 @@
  * it n times on the file's cluster.
  */
 import * as assert from 'node:assert/strict';
-import { startTopicReader } from '../services/rest2broker/topic-reader.ts';
 import { type FailoverCluster, freshTopics, leaderOf, restore, until } from './cluster.ts';
 import { failoverTest } from './repeat.ts';
 import {
   ANSWER_MARGIN_MS,
+  expectAcknowledgedOnTopic,
   PRODUCE_TIMEOUT_MS,
   startClients,
   startRest2Broker,
@@ -91,21 +91,7 @@ async function runOnce(kafka: FailoverCluster): Promise<string> {
 
     const acknowledged = clients.answers.filter((a) => a.status === 204).map((a) => a.id);
     await restore(kafka, [topics.orders]);
-    const reader = await startTopicReader(kafka, { [topics.orders]: 1 });
-    try {
-      const onTopic = new Set<string>();
-      await until(
-        'every acknowledged record is read back',
-        () => {
-          for (const m of reader.messages(topics.orders)) onTopic.add(m.key!.toString());
-          return acknowledged.every((id) => onTopic.has(id));
-        },
-        60_000,
-        () => `; missing: ${acknowledged.filter((id) => !onTopic.has(id)).join(', ')}`,
-      );
-    } finally {
-      await reader.stop();
-    }
+    await expectAcknowledgedOnTopic(kafka, topics.orders, 1, acknowledged);
     const seconds = (from: number, to: number) => `${((to - from) / 1000).toFixed(1)} s`;
     return (
       `${acknowledged.length} acknowledged and on the topic, ${leaderless.length} answered 503 without a leader; ` +

@@ -23,7 +23,6 @@
  */
 import * as assert from 'node:assert/strict';
 import { NODES, PARTITIONS, runTwoInstances } from '../engine/cli/two-instances.ts';
-import { startTopicReader } from '../services/rest2broker/topic-reader.ts';
 import { metricLines } from '../support/instances.ts';
 import { startMongo } from '../support/mongo.ts';
 import {
@@ -38,6 +37,7 @@ import { EVENTS as INTAKE_EVENTS, startIntake } from './notification-intake.ts';
 import { failoverTest } from './repeat.ts';
 import {
   ANSWER_MARGIN_MS,
+  expectAcknowledgedOnTopic,
   PRODUCE_TIMEOUT_MS,
   startClients,
   startRest2Broker,
@@ -120,21 +120,7 @@ async function startRestLoad(kafka: FailoverCluster) {
       );
       const watchdog = watchdogEvidence('rest2broker', await service.metrics(), service.log());
       const acknowledged = answers.filter((a) => a.status === 204).map((a) => a.id);
-      const reader = await startTopicReader(kafka, { [topics.orders]: ORDERS_PARTITIONS });
-      try {
-        const onTopic = new Set<string>();
-        await until(
-          'every acknowledged record is read back',
-          () => {
-            for (const m of reader.messages(topics.orders)) onTopic.add(m.key!.toString());
-            return acknowledged.every((id) => onTopic.has(id));
-          },
-          60_000,
-          () => `; missing: ${acknowledged.filter((id) => !onTopic.has(id)).join(', ')}`,
-        );
-      } finally {
-        await reader.stop();
-      }
+      await expectAcknowledgedOnTopic(kafka, topics.orders, ORDERS_PARTITIONS, acknowledged);
       const during = answers.filter(inRoll);
       const perStep = roll.steps.map(({ step, from }, i) => {
         const to = roll.steps[i + 1]?.from ?? roll.ended;
