@@ -1,12 +1,12 @@
 /**
- * Test runner: runs every `*.test.ts` file (uvu suites) in its own Node process, two at a time,
+ * Test runner: runs every `*.test.ts` file (uvu suites) in its own Node process, three at a time,
  * each with a time limit, and ends with one line `N passed, N failed[, N skipped]`.
  *
  * Usage: npm test [-- <substring> ...]   (only files whose path contains a substring)
  *
  * Files start longest first, by the durations of the last run on this machine
  * (`support/file-order.ts`), so that the long ones overlap the short ones.
- * Env:   TEST_CONCURRENCY (default 2), TEST_FILE_TIMEOUT_MS (default 300000)
+ * Env:   TEST_CONCURRENCY (default 3), TEST_FILE_TIMEOUT_MS (default 300000)
  *
  * First, it checks the tools the run needs and cannot provision (`support/tools.ts`: Java,
  * Maven, redis-server, Python 3, Chromium for the browser test) and stops at once, naming every
@@ -39,7 +39,7 @@ import { missingTools, missingToolsMessage } from './support/tools.ts';
 const ROOTS = ['test'];
 /** The files that run Schemathesis (`fuzz/schemathesis/harness.ts`), from the Python tools. */
 const SCHEMATHESIS_FILES = /(^|\/)test\/fuzz\/schemathesis\//;
-const concurrency = Number(process.env.TEST_CONCURRENCY ?? 2);
+const concurrency = Number(process.env.TEST_CONCURRENCY ?? 3);
 const fileTimeoutMs = Number(process.env.TEST_FILE_TIMEOUT_MS ?? 300_000);
 /**
  * How long a file's process may live on after printing its results. uvu prints them after the
