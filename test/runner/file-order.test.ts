@@ -15,6 +15,8 @@ test('with no recorded run, the order is alphabetical', () => {
 });
 
 test('files start longest first by the last run; unknown ones before every known one', () => {
+  process.chdir(mkdtempSync(join(cache, 'tree-')));
+  for (const file of ['short.test.ts', 'long.test.ts', 'middle.test.ts']) writeFileSync(file, '');
   recordDurations([
     { file: 'short.test.ts', ms: 1_000 },
     { file: 'long.test.ts', ms: 120_000 },
@@ -26,6 +28,25 @@ test('files start longest first by the last run; unknown ones before every known
     'middle.test.ts',
     'short.test.ts',
   ]);
+});
+
+test('files gone from the tree are forgotten at the next record', () => {
+  rmSync('long.test.ts');
+  recordDurations([{ file: 'short.test.ts', ms: 1_000 }]);
+  assert.deepEqual(longestFirst(['long.test.ts', 'middle.test.ts', 'short.test.ts']), [
+    'long.test.ts',
+    'middle.test.ts',
+    'short.test.ts',
+  ]);
+});
+
+test('each tree has its own durations', () => {
+  const here = process.cwd();
+  process.chdir(mkdtempSync(join(cache, 'other-')));
+  writeFileSync('short.test.ts', '');
+  recordDurations([{ file: 'short.test.ts', ms: 500_000 }]);
+  process.chdir(here);
+  assert.deepEqual(longestFirst(['middle.test.ts', 'short.test.ts']), ['middle.test.ts', 'short.test.ts']);
 });
 
 test('an unreadable durations file only costs the order', () => {

@@ -86,7 +86,13 @@ test.after(async () => {
   await kafka?.stop();
 });
 
-/** A broker whose clients the test strands at will: `strand()` makes every verdict "stranded". */
+/** The replacement tests need librdkafka talking to a real broker (the run's local Apache Kafka). */
+const onRealKafka = when(
+  await realKafka(),
+  'needs a real Kafka broker: librdkafka statistics and reconnects (the runner never runs on Mokapi)',
+);
+
+/** A broker whose clients the test strands at will: while stranded, every verdict is "stranded". */
 function strandableBroker(fixture: KafkaFixture) {
   const registry = new Registry();
   const lines: Array<{ msg: string; reason?: string }> = [];
@@ -109,19 +115,32 @@ function strandableBroker(fixture: KafkaFixture) {
   return {
     broker,
     lines,
-    replaced,
-    strand: (on: boolean) => {
-      stranded = on;
+    /** Strands every client until the watchdog has replaced one of kind `client`, then lets them be. */
+    async strandUntilReplaced(client: 'consumer' | 'producer'): Promise<void> {
+      stranded = true;
+      try {
+        await until(`the ${client} to be replaced`, () => replaced(client), 30_000);
+      } finally {
+        stranded = false;
+      }
     },
   };
 }
 
-when(await realKafka(), 'needs a real broker')(
+/** A connected producer of a strandable broker, and the topic it writes to. */
+async function strandableProducer(fixture: KafkaFixture) {
+  const strandable = strandableBroker(fixture);
+  const producer = strandable.broker.producer();
+  await producer.connect();
+  return { ...strandable, producer, topic: fixture.topic('produced') };
+}
+
+onRealKafka(
   'a replaced consumer in a pipeline: every message is handled, the group commits to the end, and the replacement is counted and logged',
   async () => {
     const fixture = kafka as KafkaFixture;
     const topic = fixture.topic('watched');
-    const { broker, lines, replaced, strand } = strandableBroker(fixture);
+    const { broker, lines, strandUntilReplaced } = strandableBroker(fixture);
     const producer = broker.producer();
     await producer.connect();
     const produce = (from: number, to: number) =>
@@ -148,9 +167,7 @@ when(await realKafka(), 'needs a real broker')(
         }),
     );
     await until('the first 300 messages', () => seen.size >= 300, 60_000);
-    strand(true);
-    await until('the consumer to be replaced', () => replaced('consumer'), 30_000);
-    strand(false);
+    await strandUntilReplaced('consumer');
     await produce(300, 600);
     await until('all 600 messages after the replacement', () => seen.size === 600, 90_000);
     await until(
@@ -172,23 +189,17 @@ when(await realKafka(), 'needs a real broker')(
   },
 );
 
-when(await realKafka(), 'needs a real broker')(
+onRealKafka(
   'a replaced producer: records in flight are either acknowledged or fail at once, and a new client takes every later record',
   async () => {
-    const fixture = kafka as KafkaFixture;
-    const topic = fixture.topic('produced');
-    const { broker, replaced, strand } = strandableBroker(fixture);
-    const producer = broker.producer();
-    await producer.connect();
+    const { producer, topic, strandUntilReplaced } = await strandableProducer(kafka as KafkaFixture);
     const inFlight = Array.from({ length: 2000 }, (_, i) =>
       producer.produce({ topic, key: null, value: Buffer.from(String(i)) }).then(
         () => 'acknowledged',
         (error: Error) => error.message,
       ),
     );
-    strand(true);
-    await until('the producer to be replaced', () => replaced('producer'), 30_000);
-    strand(false);
+    await strandUntilReplaced('producer');
     const outcomes = await Promise.all(inFlight);
     for (const outcome of outcomes)
       assert.ok(
@@ -205,19 +216,13 @@ when(await realKafka(), 'needs a real broker')(
   },
 );
 
-when(await realKafka(), 'needs a real broker')(
+onRealKafka(
   'an idle stranded producer is replaced before its next record, not when records already wait on it',
   async () => {
-    const fixture = kafka as KafkaFixture;
-    const topic = fixture.topic('produced');
-    const { broker, replaced, strand } = strandableBroker(fixture);
-    const producer = broker.producer();
-    await producer.connect();
+    const { producer, topic, strandUntilReplaced } = await strandableProducer(kafka as KafkaFixture);
     try {
       await producer.produce({ topic, key: null, value: Buffer.from('before') });
-      strand(true);
-      await until('the idle producer to be replaced', () => replaced('producer'), 30_000);
-      strand(false);
+      await strandUntilReplaced('producer');
       const report = await producer.produce({ topic, key: null, value: Buffer.from('after') });
       assert.equal(report.topic, topic);
     } finally {
